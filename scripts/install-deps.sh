@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what the build needs on a Debian machine, only when it is missing.
+set -euo pipefail
+
+need=()
+pkg-config --exists hwloc 2>/dev/null || need+=(libhwloc-dev)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+if [ "${#need[@]}" -gt 0 ]; then
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need[@]}" pkg-config
+fi
+command -v cargo >/dev/null 2>&1 || { echo "cargo (rustup) is required" >&2; exit 1; }

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The main job: the topology report, then a commit of the built-in default workload.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cargo build --release -q -p ntt-cli
+./target/release/ntt topology
+./target/release/ntt commit
