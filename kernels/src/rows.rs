@@ -158,42 +158,28 @@ pub(crate) unsafe fn inverse_butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t
     unsafe { butterfly_rows::<L, true>(u, v, t) }
 }
 
-/// Loads column `i` (`n` words) of each of the `K` segments of length `seg` starting at `base`.
+/// Loads column `$i` (`$n` words) of segment `k` (of `$seg` words from `$base`) into `$s` for
+/// each `k: $s`, unrolled so the rows go straight into registers.
 ///
-/// # Safety
-/// The CPU has `L`'s features; `base` is valid for `K·seg` reads and `i + n <= seg`.
-#[inline(always)]
-unsafe fn load_segments<L: Lanes, const K: usize>(
-    base: *const u64,
-    seg: usize,
-    i: usize,
-    n: usize,
-) -> [L; K] {
-    // SAFETY: `i + n <= seg`; features as the caller vouches.
-    let mut rows: [L; K] = [unsafe { load(base.wrapping_add(i), n) }; K];
-    for (k, r) in rows.iter_mut().enumerate().skip(1) {
-        // SAFETY: `k·seg + i + n <= K·seg`; features as the caller vouches.
-        *r = unsafe { load(base.wrapping_add(k * seg + i), n) };
-    }
-    rows
+/// Safety (of the expansion): the CPU has `$lanes`' features; `$base` is valid for reading
+/// every listed segment and `$i + $n <= $seg`.
+macro_rules! load_rows {
+    ($lanes:ty, $base:expr, $seg:expr, $i:expr, $n:expr => $($k:literal: $s:ident),+) => {
+        $(
+            // SAFETY: see the macro's safety note; the caller's loop upholds it.
+            let mut $s: $lanes = unsafe { load($base.wrapping_add($k * $seg + $i), $n) };
+        )+
+    };
 }
 
-/// Stores column `i` (`n` words) of each of the `K` segments.
-///
-/// # Safety
-/// `base` is valid for `K·seg` writes and `i + n <= seg`.
-#[inline(always)]
-unsafe fn store_segments<L: Lanes, const K: usize>(
-    rows: [L; K],
-    base: *mut u64,
-    seg: usize,
-    i: usize,
-    n: usize,
-) {
-    for (k, r) in rows.into_iter().enumerate() {
-        // SAFETY: `k·seg + i + n <= K·seg`.
-        unsafe { store(r, base.wrapping_add(k * seg + i), n) };
-    }
+/// Stores the rows back, the counterpart of [`load_rows`].
+macro_rules! store_rows {
+    ($base:expr, $seg:expr, $i:expr, $n:expr => $($k:literal: $s:ident),+) => {
+        $(
+            // SAFETY: `$base` is valid for writing every listed segment and `$i + $n <= $seg`.
+            unsafe { store($s, $base.wrapping_add($k * $seg + $i), $n) };
+        )+
+    };
 }
 
 /// The radix-4 group: four segments in registers, two layers (see [`crate::Backend::radix4`]).
@@ -207,14 +193,12 @@ pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
     let t: [L::Twiddle; 3] = unsafe { prepare::<L, 3>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
-        // SAFETY: `i + n <= seg`, the block holds 4 segments; features as above.
-        let [mut a, mut b, mut c, mut d] = unsafe { load_segments::<L, 4>(base, seg, i, n) };
+        load_rows!(L, base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
         forward(&mut a, &mut c, t[0]);
         forward(&mut b, &mut d, t[0]);
         forward(&mut a, &mut b, t[1]);
         forward(&mut c, &mut d, t[2]);
-        // SAFETY: as for the loads.
-        unsafe { store_segments([a, b, c, d], base, seg, i, n) };
+        store_rows!(base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
     })
 }
 
@@ -229,14 +213,12 @@ pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
     let t: [L::Twiddle; 3] = unsafe { prepare::<L, 3>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
-        // SAFETY: `i + n <= seg`, the block holds 4 segments; features as above.
-        let [mut a, mut b, mut c, mut d] = unsafe { load_segments::<L, 4>(base, seg, i, n) };
+        load_rows!(L, base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
         inverse(&mut a, &mut b, t[1]);
         inverse(&mut c, &mut d, t[2]);
         inverse(&mut a, &mut c, t[0]);
         inverse(&mut b, &mut d, t[0]);
-        // SAFETY: as for the loads.
-        unsafe { store_segments([a, b, c, d], base, seg, i, n) };
+        store_rows!(base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
     })
 }
 
@@ -252,9 +234,7 @@ pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
     let t: [L::Twiddle; 7] = unsafe { prepare::<L, 7>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
-        // SAFETY: `i + n <= seg`, the block holds 8 segments; features as above.
-        let [mut s0, mut s1, mut s2, mut s3, mut s4, mut s5, mut s6, mut s7] =
-            unsafe { load_segments::<L, 8>(base, seg, i, n) };
+        load_rows!(L, base, seg, i, n => 0: s0, 1: s1, 2: s2, 3: s3, 4: s4, 5: s5, 6: s6, 7: s7);
         forward(&mut s0, &mut s4, t[0]);
         forward(&mut s1, &mut s5, t[0]);
         forward(&mut s2, &mut s6, t[0]);
@@ -267,8 +247,7 @@ pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
         forward(&mut s2, &mut s3, t[4]);
         forward(&mut s4, &mut s5, t[5]);
         forward(&mut s6, &mut s7, t[6]);
-        // SAFETY: as for the loads.
-        unsafe { store_segments([s0, s1, s2, s3, s4, s5, s6, s7], base, seg, i, n) };
+        store_rows!(base, seg, i, n => 0: s0, 1: s1, 2: s2, 3: s3, 4: s4, 5: s5, 6: s6, 7: s7);
     })
 }
 
@@ -283,9 +262,7 @@ pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
     let t: [L::Twiddle; 7] = unsafe { prepare::<L, 7>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
-        // SAFETY: `i + n <= seg`, the block holds 8 segments; features as above.
-        let [mut s0, mut s1, mut s2, mut s3, mut s4, mut s5, mut s6, mut s7] =
-            unsafe { load_segments::<L, 8>(base, seg, i, n) };
+        load_rows!(L, base, seg, i, n => 0: s0, 1: s1, 2: s2, 3: s3, 4: s4, 5: s5, 6: s6, 7: s7);
         inverse(&mut s0, &mut s1, t[3]);
         inverse(&mut s2, &mut s3, t[4]);
         inverse(&mut s4, &mut s5, t[5]);
@@ -298,8 +275,7 @@ pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
         inverse(&mut s1, &mut s5, t[0]);
         inverse(&mut s2, &mut s6, t[0]);
         inverse(&mut s3, &mut s7, t[0]);
-        // SAFETY: as for the loads.
-        unsafe { store_segments([s0, s1, s2, s3, s4, s5, s6, s7], base, seg, i, n) };
+        store_rows!(base, seg, i, n => 0: s0, 1: s1, 2: s2, 3: s3, 4: s4, 5: s5, 6: s6, 7: s7);
     })
 }
 
