@@ -296,6 +296,57 @@ impl Backend {
         dispatch!(self, copy_streaming(dst, src))
     }
 
+    /// Transposes a `rows × cols` block of words: `dst[j·dst_stride + i] = src[i·src_stride + j]`
+    /// for i < rows, j < cols, in 8×8 register tiles where the backend has them (AVX-512) and word
+    /// by word at the ragged edges. This is the lane-major ↔ row-major gather: with `src` holding
+    /// lane `i` at `src[i·src_stride ..]`, `dst` gets row `j` at `dst[j·dst_stride ..]`.
+    ///
+    /// # Panics
+    /// If either block reaches past its slice, or `dst_stride < rows` (overlapping output rows).
+    pub fn transpose(
+        self,
+        src: &[u64],
+        src_stride: usize,
+        dst: &mut [u64],
+        dst_stride: usize,
+        rows: usize,
+        cols: usize,
+    ) {
+        if rows == 0 || cols == 0 {
+            return;
+        }
+        assert!(
+            dst_stride >= rows,
+            "transpose: dst_stride {dst_stride} < rows {rows}"
+        );
+        assert!(
+            src.len() >= (rows - 1) * src_stride + cols,
+            "transpose: source block out of bounds"
+        );
+        assert!(
+            dst.len() >= (cols - 1) * dst_stride + rows,
+            "transpose: destination block out of bounds"
+        );
+        let (full_rows, full_cols) = (rows - rows % 8, cols - cols % 8);
+        for i in (0..full_rows).step_by(8) {
+            for j in (0..full_cols).step_by(8) {
+                self.transpose8x8(
+                    &src[i * src_stride + j..],
+                    src_stride,
+                    &mut dst[j * dst_stride + i..],
+                    dst_stride,
+                );
+            }
+        }
+        // The edges: the last `cols % 8` columns of every row, then the last `rows % 8` rows.
+        for i in 0..rows {
+            let first_col = if i < full_rows { full_cols } else { 0 };
+            for j in first_col..cols {
+                dst[j * dst_stride + i] = src[i * src_stride + j];
+            }
+        }
+    }
+
     /// Transposes an 8×8 tile of words: `dst[j·dst_stride + i] = src[i·src_stride + j]` for
     /// i, j < 8. In registers on AVX-512, word by word elsewhere.
     ///
