@@ -103,23 +103,8 @@ impl ThreadPoolBuilder {
 
     /// The number of workers this builder would start on `topology`.
     fn worker_count(&self, topology: &Topology) -> Result<usize, BuildError> {
-        let n = match self.threads {
-            Some(n) if n > 0 => n,
-            _ => match std::env::var(THREADS_ENV) {
-                Ok(v) if !v.trim().is_empty() => {
-                    v.trim().parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
-                        BuildError::Threads(format!("{THREADS_ENV}={v:?} is not a positive integer"))
-                    })?
-                }
-                _ => topology.cores,
-            },
-        };
-        if n > MAX_WORKERS {
-            return Err(BuildError::Threads(format!(
-                "{n} workers requested; at most {MAX_WORKERS} are supported"
-            )));
-        }
-        Ok(n)
+        let env = std::env::var(THREADS_ENV).ok();
+        resolve_worker_count(self.threads, env.as_deref(), topology.cores)
     }
 
     /// Starts the workers.
@@ -138,10 +123,11 @@ impl ThreadPoolBuilder {
         });
         let cpus = placement::place(&topology, n);
         let budgets = placement::budgets(&topology, &cpus);
-        let mut steal_orders = placement::steal_orders(&topology, &cpus);
+        let steal_orders = placement::steal_orders(&topology, &cpus);
         let mut placements: Vec<WorkerPlacement> = cpus
             .iter()
-            .map(|&cpu| {
+            .zip(steal_orders)
+            .map(|(&cpu, steal_order)| {
                 let pu = topology.pu(cpu).expect("placed on an allowed PU");
                 WorkerPlacement {
                     cpu,
@@ -157,6 +143,7 @@ impl ThreadPoolBuilder {
                         PinPolicy::Pus => vec![cpu],
                         PinPolicy::None => Vec::new(),
                     },
+                    steal_order,
                 }
             })
             .collect();
@@ -165,7 +152,7 @@ impl ThreadPoolBuilder {
         let registry = Arc::new(Registry::new(deques.iter().map(Worker::stealer).collect()));
         let (started_tx, started_rx) = mpsc::channel::<(usize, Result<(), String>)>();
         let mut handles = Vec::with_capacity(n);
-        for (index, deque) in deques.into_iter().enumerate().rev() {
+        for (index, deque) in deques.into_iter().enumerate() {
             let name = match &mut self.thread_name {
                 Some(f) => f(index),
                 None => format!("ntt-worker-{index}"),
@@ -175,7 +162,7 @@ impl ThreadPoolBuilder {
                 builder = builder.stack_size(bytes);
             }
             let registry_for_worker = Arc::clone(&registry);
-            let victims = steal_orders.pop().expect("one steal order per worker");
+            let victims = placements[index].steal_order.clone();
             let bind = placements[index].bound_to.clone();
             let started = started_tx.clone();
             let spawned = builder.spawn(move || {
@@ -223,6 +210,29 @@ impl ThreadPoolBuilder {
             warnings,
         })
     }
+}
+
+/// Workers to start: an explicit non-zero `requested`, else a non-blank `env`
+/// (`NTT_THREADS`), else one per allowed core.
+fn resolve_worker_count(
+    requested: Option<usize>,
+    env: Option<&str>,
+    cores: usize,
+) -> Result<usize, BuildError> {
+    let n =
+        match (requested, env.map(str::trim)) {
+            (Some(n), _) if n > 0 => n,
+            (_, Some(v)) if !v.is_empty() => v.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                BuildError::Threads(format!("{THREADS_ENV}={v:?} is not a positive integer"))
+            })?,
+            _ => cores.max(1),
+        };
+    if n > MAX_WORKERS {
+        return Err(BuildError::Threads(format!(
+            "{n} workers requested; at most {MAX_WORKERS} are supported"
+        )));
+    }
+    Ok(n)
 }
 
 /// A pool of workers that runs task graphs. `Send + Sync`: share it behind an `Arc`.
@@ -384,5 +394,30 @@ impl Drop for ThreadPool {
                 let _ = handle.join();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_count_prefers_explicit_then_env_then_cores() {
+        assert_eq!(resolve_worker_count(Some(3), Some("5"), 2).ok(), Some(3));
+        assert_eq!(resolve_worker_count(Some(0), Some("5"), 2).ok(), Some(5));
+        assert_eq!(resolve_worker_count(None, Some(" 7 "), 2).ok(), Some(7));
+        assert_eq!(resolve_worker_count(None, Some(""), 2).ok(), Some(2));
+        assert_eq!(resolve_worker_count(None, None, 6).ok(), Some(6));
+        assert_eq!(resolve_worker_count(None, None, 0).ok(), Some(1));
+    }
+
+    #[test]
+    fn bad_worker_counts_are_errors() {
+        for bad in ["0", "-1", "two", "1.5"] {
+            let err = resolve_worker_count(None, Some(bad), 2).expect_err(bad);
+            assert!(err.to_string().contains(THREADS_ENV), "{err}");
+        }
+        assert!(resolve_worker_count(Some(MAX_WORKERS + 1), None, 2).is_err());
+        assert!(resolve_worker_count(None, Some("1000000"), 2).is_err());
     }
 }
