@@ -323,7 +323,6 @@ impl RunState {
         while end - start > 1 {
             let mid = start + (end - start) / 2;
             worker.push(RunState::roots_job(this, mid, end));
-            worker.notify(1);
             end = mid;
         }
         let first = self.roots[start as usize];
@@ -360,7 +359,6 @@ impl RunState {
             let i = index as usize;
             let succs = &self.succ[self.succ_start[i] as usize..self.succ_start[i + 1] as usize];
             let mut next = None;
-            let mut pushed = 0;
             for &s in succs {
                 // AcqRel: releases this task's writes to the successor's runner, and acquires
                 // the writes of the other predecessors when we are the last one.
@@ -368,11 +366,7 @@ impl RunState {
                     && let Some(other) = next.replace(s)
                 {
                     worker.push(RunState::task_job(this, other));
-                    pushed += 1;
                 }
-            }
-            if pushed > 0 {
-                worker.notify(pushed);
             }
             match next {
                 Some(s) => index = s,
