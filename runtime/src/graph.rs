@@ -17,6 +17,7 @@
 //! zero it runs one itself (continuation) and pushes the rest onto its own deque.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::NonNull;
@@ -92,12 +93,35 @@ impl core::fmt::Debug for Graph<'_> {
     }
 }
 
+/// Storage of a finished graph, kept per thread so the next graph reuses its arena chunks
+/// and arrays instead of allocating (and page-faulting) them again.
+#[derive(Default)]
+struct Storage {
+    arena: Arena,
+    slots: Vec<TaskSlot>,
+    edges: Vec<(u32, u32)>,
+}
+
+/// How many storages a thread keeps (one per nesting level in use, typically one or two).
+const SPARE_STORAGES: usize = 4;
+/// Largest slot or edge array a spare storage keeps.
+const RETAINED_ENTRIES: usize = 1 << 20;
+
+thread_local! {
+    static SPARE: RefCell<Vec<Storage>> = const { RefCell::new(Vec::new()) };
+}
+
 impl<'s> Graph<'s> {
     pub(crate) fn new() -> Self {
+        let storage = SPARE
+            .try_with(|spare| spare.borrow_mut().pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         Self {
-            arena: Arena::default(),
-            slots: Vec::new(),
-            edges: Vec::new(),
+            arena: storage.arena,
+            slots: storage.slots,
+            edges: storage.edges,
             consumed: false,
             _borrows: PhantomData,
         }
@@ -229,13 +253,36 @@ fn check_acyclic(succ_start: &[u32], succ: &[u32], indegree: &[u32], roots: &[u3
 
 impl Drop for Graph<'_> {
     fn drop(&mut self) {
-        if self.consumed {
-            return;
+        if !self.consumed {
+            // Nothing ran (no run, or a cycle): every closure is still live and owned here.
+            // Consume them before the arena is reused, even if one of the drops panics.
+            let slots = std::mem::take(&mut self.slots);
+            for slot in &slots {
+                // SAFETY: as above; each slot is dropped once.
+                let _ = catch_unwind(AssertUnwindSafe(|| unsafe { (slot.drop)(slot.data) }));
+            }
         }
-        for slot in &self.slots {
-            // SAFETY: the graph never ran, so every closure is still live and owned here.
-            unsafe { (slot.drop)(slot.data) };
+        let mut storage = Storage {
+            arena: std::mem::take(&mut self.arena),
+            slots: std::mem::take(&mut self.slots),
+            edges: std::mem::take(&mut self.edges),
+        };
+        storage.arena.reset();
+        storage.slots.clear();
+        storage.edges.clear();
+        // Keep at most ~1 M slots and edges (24 + 8 MiB); a huge graph gives its arrays back.
+        if storage.slots.capacity() > RETAINED_ENTRIES {
+            storage.slots = Vec::new();
         }
+        if storage.edges.capacity() > RETAINED_ENTRIES {
+            storage.edges = Vec::new();
+        }
+        let _ = SPARE.try_with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if spare.len() < SPARE_STORAGES {
+                spare.push(storage);
+            }
+        });
     }
 }
 
