@@ -147,13 +147,25 @@ impl WorkerThread {
             let mut retry = false;
             for &v in self.victims.iter() {
                 match self.registry.stealers[v].steal() {
-                    Steal::Success(job) => return Some(job),
+                    Steal::Success(job) => {
+                        // Pass the wake-up on: pushes onto a non-empty deque announce nothing,
+                        // so a thief that leaves work behind wakes the next sleeper.
+                        if !self.registry.stealers[v].is_empty() {
+                            self.registry.sleep.notify_work(1);
+                        }
+                        return Some(job);
+                    }
                     Steal::Retry => retry = true,
                     Steal::Empty => {}
                 }
             }
             match self.registry.injector.steal_batch_and_pop(&self.deque) {
-                Steal::Success(job) => return Some(job),
+                Steal::Success(job) => {
+                    if !self.registry.injector.is_empty() || !self.deque.is_empty() {
+                        self.registry.sleep.notify_work(1);
+                    }
+                    return Some(job);
+                }
                 Steal::Retry => retry = true,
                 Steal::Empty => {}
             }
