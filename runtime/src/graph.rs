@@ -181,6 +181,23 @@ impl<'s> Graph<'s> {
     /// Builds the run state (CSR successors, predecessor counts, roots), or reports a cycle.
     pub(crate) fn plan(&self, pool: &ThreadPool, latch: Latch) -> Result<RunState, String> {
         let n = self.slots.len();
+        if self.edges.is_empty() {
+            // No dependencies: every task is a root (`roots` left empty means the identity),
+            // and no counter or successor array is needed.
+            return Ok(RunState {
+                pool,
+                slots: self.slots.as_ptr(),
+                pending: Box::default(),
+                succ_start: Box::default(),
+                succ: Box::default(),
+                roots: Box::default(),
+                root_count: n as u32,
+                remaining: CachePadded::new(AtomicUsize::new(n)),
+                poisoned: AtomicBool::new(false),
+                first_panic: Mutex::new(None),
+                latch,
+            });
+        }
         let mut succ_start = vec![0u32; n + 1];
         let mut indegree = vec![0u32; n];
         for &(before, after) in &self.edges {
@@ -207,6 +224,7 @@ impl<'s> Graph<'s> {
             pending: indegree.into_iter().map(AtomicU32::new).collect(),
             succ_start: succ_start.into_boxed_slice(),
             succ: succ.into_boxed_slice(),
+            root_count: roots.len() as u32,
             roots: roots.into_boxed_slice(),
             remaining: CachePadded::new(AtomicUsize::new(n)),
             poisoned: AtomicBool::new(false),
@@ -293,7 +311,10 @@ pub(crate) struct RunState {
     pending: Box<[AtomicU32]>,
     succ_start: Box<[u32]>,
     succ: Box<[u32]>,
+    /// Tasks without predecessors; empty when the graph has no edges (then root `i` is task
+    /// `i`).
     roots: Box<[u32]>,
+    root_count: u32,
     /// Tasks not yet finished or skipped; the job that takes it to zero sets the latch.
     remaining: CachePadded<AtomicUsize>,
     poisoned: AtomicBool,
@@ -347,7 +368,7 @@ impl RunState {
     }
 
     pub(crate) fn root_count(&self) -> u32 {
-        self.roots.len() as u32
+        self.root_count
     }
 
     pub(crate) fn take_panic(&self) -> Option<Box<dyn Any + Send + 'static>> {
@@ -372,7 +393,11 @@ impl RunState {
             worker.push(RunState::roots_job(this, mid, end));
             end = mid;
         }
-        let first = self.roots[start as usize];
+        let first = if self.roots.is_empty() {
+            start
+        } else {
+            self.roots[start as usize]
+        };
         // SAFETY: root `first` belongs to this range, which the caller owns.
         let done = unsafe { self.run_chain(first, worker) };
         // SAFETY: the caller does not touch the run after this job.
@@ -404,7 +429,10 @@ impl RunState {
             unsafe { self.run_task(index, worker) };
             done += 1;
             let i = index as usize;
-            let succs = &self.succ[self.succ_start[i] as usize..self.succ_start[i + 1] as usize];
+            let succs = match self.succ_start.get(i..i + 2) {
+                Some(&[from, to]) => &self.succ[from as usize..to as usize],
+                _ => &[],
+            };
             let mut next = None;
             for &s in succs {
                 // AcqRel: releases this task's writes to the successor's runner, and acquires
