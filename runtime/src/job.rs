@@ -1,0 +1,46 @@
+//! The unit the deques carry: a type-erased reference to work that lives elsewhere.
+
+use crate::registry::WorkerThread;
+
+/// How a job runs: `exec(data, a, b, worker)`.
+pub(crate) type ExecFn = unsafe fn(*const (), u32, u32, &WorkerThread);
+
+/// A reference to work owned by someone who waits for it (a graph run on its owner's stack, a
+/// join's second half on the joining worker's stack): a data pointer, the function that runs
+/// it, and two small arguments (a task index, a range of roots). Plain data (24 bytes), so
+/// pushing and stealing never allocate.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JobRef {
+    data: *const (),
+    exec: ExecFn,
+    a: u32,
+    b: u32,
+}
+
+// SAFETY: a `JobRef` only travels between the workers of one pool, and the data it points to
+// is `Sync` and outlives the job: its owner waits for a latch that is set only after the job
+// has finished with the data (see each `ExecFn`'s contract).
+unsafe impl Send for JobRef {}
+
+impl JobRef {
+    /// # Safety
+    /// `exec(data, a, b, worker)` must be sound to call once, on any worker of the pool, until
+    /// the owner of `data` has seen the job complete.
+    pub(crate) unsafe fn new(data: *const (), exec: ExecFn, a: u32, b: u32) -> Self {
+        Self { data, exec, a, b }
+    }
+
+    /// Whether `self` and `other` refer to the same work.
+    pub(crate) fn same_as(&self, other: &JobRef) -> bool {
+        std::ptr::eq(self.data, other.data) && self.a == other.a && self.b == other.b
+    }
+
+    /// Runs the job on `worker`.
+    ///
+    /// # Safety
+    /// The job must not have run yet (each `JobRef` pushed once is executed once).
+    pub(crate) unsafe fn execute(self, worker: &WorkerThread) {
+        // SAFETY: `new`'s contract, and this is the job's only execution.
+        unsafe { (self.exec)(self.data, self.a, self.b, worker) }
+    }
+}
