@@ -24,9 +24,12 @@ pub(super) fn detect(affinity: Option<&[usize]>) -> Result<Topology, String> {
         if !is_allowed(os) {
             continue;
         }
+        let package = pu
+            .first_ancestor_with_type(ObjectType::Package)
+            .map_or(0, |p| p.logical_index());
         let core = pu
             .first_ancestor_with_type(ObjectType::Core)
-            .map_or((usize::MAX, os), |c| (0, c.logical_index()));
+            .map_or((package, usize::MAX - os), |c| (package, c.logical_index()));
         let node = nodes
             .iter()
             .find(|(_, pus)| pus.contains(&os))

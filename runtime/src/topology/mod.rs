@@ -46,6 +46,8 @@ pub struct ProcessingUnit {
     pub core: usize,
     /// Index of its NUMA node in [`Topology::numa_nodes`].
     pub numa_node: usize,
+    /// Index of its package (socket) in `0..Topology::packages`.
+    pub package: usize,
 }
 
 /// One data or unified cache.
@@ -76,6 +78,8 @@ pub struct NumaNode {
 pub struct Topology {
     /// Where the PUs, cores and NUMA nodes came from.
     pub source: Provenance,
+    /// Number of packages (sockets) with at least one allowed PU.
+    pub packages: usize,
     /// Number of cores with at least one allowed PU.
     pub cores: usize,
     /// The allowed PUs (the process's cpuset), ascending by OS index.
@@ -88,7 +92,8 @@ pub struct Topology {
     pub warnings: Vec<String>,
 }
 
-/// A PU before cores and nodes are numbered: (os index, core key, NUMA node os index).
+/// A PU before cores and nodes are numbered: (os index, (package key, core key), NUMA node os
+/// index).
 pub(crate) type RawPu = (usize, (usize, usize), usize);
 
 impl Topology {
@@ -167,9 +172,12 @@ impl Topology {
         }
         let mut core_ids = BTreeMap::new();
         let mut node_ids = BTreeMap::new();
+        let mut package_ids = BTreeMap::new();
         for &(_, core, node) in &raw {
             let next = core_ids.len();
             core_ids.entry(core).or_insert(next);
+            let next = package_ids.len();
+            package_ids.entry(core.0).or_insert(next);
             let next = node_ids.len();
             node_ids.entry(node).or_insert(next);
         }
@@ -193,11 +201,13 @@ impl Topology {
                     os_index,
                     core: core_ids[&core],
                     numa_node,
+                    package: package_ids[&core.0],
                 }
             })
             .collect();
         Self {
             source,
+            packages: package_ids.len(),
             cores: core_ids.len(),
             pus,
             caches: Vec::new(),
