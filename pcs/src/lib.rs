@@ -2,6 +2,12 @@
 //! polynomial basis), and a BLAKE3 commitment hashed while rows are still in cache.
 
 pub mod commit;
+pub mod encoder;
+pub mod plan;
+pub mod reference;
 pub mod sink;
+pub mod twiddle;
 
+pub use encoder::{EncodeError, Encoder, MessageLayout, Shape};
+pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use sink::RowSink;
