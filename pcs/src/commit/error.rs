@@ -3,7 +3,7 @@
 use thiserror::Error;
 
 /// Why a commit could not be made.
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[derive(Debug, Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CommitError {
     /// A codeword needs at least one lane.
@@ -21,9 +21,12 @@ pub enum CommitError {
     /// The encode finished without handing over every block (an encoder bug).
     #[error("the encode handed over {absorbed} of {blocks} row blocks")]
     IncompleteStream { absorbed: usize, blocks: usize },
-    /// The encoder refused the input.
+    /// A witness is a power-of-two number of rows of `lanes` words.
+    #[error("a witness of {words} words is not a power-of-two number of rows of {lanes} lanes")]
+    WitnessShape { words: usize, lanes: usize },
+    /// The encoder refused the input or failed.
     #[error("encode failed: {0}")]
-    Encode(String),
+    Encode(#[from] crate::encoder::EncodeError),
 }
 
 /// Why an opening could not be made.

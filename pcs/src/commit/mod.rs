@@ -12,6 +12,7 @@
 mod codec;
 mod codeword;
 mod commitment;
+mod committer;
 mod error;
 mod hex_serde;
 mod node;
@@ -24,6 +25,7 @@ mod verify;
 
 pub use codeword::commit_codeword;
 pub use commitment::Commitment;
+pub use committer::Committer;
 pub use error::{CommitError, OpenError, ProofDecodeError, RootHexError, VerifyError};
 pub use opening::Opening;
 pub use prover::{CommitTimings, ProverData};

@@ -305,7 +305,7 @@ impl StreamingHasher {
                 level[2 * parent as usize + 1].load(),
             );
             if h + 1 == top {
-                let _span = tracing::trace_span!("merge_root").entered();
+                let _span = tracing::trace_span!("merge", node = "root").entered();
                 self.root
                     .set(root_hash(&left, &right))
                     .expect("the root is merged once");
@@ -470,7 +470,7 @@ impl StreamingHasher {
 impl RowSink for StreamingHasher {
     fn absorb(&self, first_row: usize, rows: &[u64]) {
         let started = Instant::now();
-        let _span = tracing::trace_span!("hash_block", first_row).entered();
+        let _span = tracing::trace_span!("hash", first_row).entered();
         self.claim_block(first_row, rows);
         let bytes = le_bytes(rows);
         let s = first_row as u64 * self.row_bytes;
