@@ -126,8 +126,8 @@ fn scaled_budgets_give_multi_pass_plans() {
         log_inv_rate: 1,
     };
     let small = PlanConfig {
-        l2_bytes: Some(3 * 8 << 3),
-        l3_bytes: Some(3 * 8 << 3),
+        l2_bytes: Some((3 * 8) << 3),
+        l3_bytes: Some((3 * 8) << 3),
         wide: Some(false),
         ..PlanConfig::default()
     };
@@ -137,14 +137,14 @@ fn scaled_budgets_give_multi_pass_plans() {
     assert!(plan.gathered.len() >= 2, "{plan}");
     assert!(plan.gathered.iter().all(|g| g.log_residues == 0), "{plan}");
     let wide = PlanConfig {
-        l2_bytes: Some(3 * 8 << 6),
+        l2_bytes: Some((3 * 8) << 6),
         wide: Some(true),
         ..small.clone()
     };
     let plan = enc(wide).plan(shape, MessageLayout::Lanes).expect("plan");
     assert!(plan.gathered.iter().any(|g| g.log_residues > 0), "{plan}");
     let l3 = PlanConfig {
-        l3_bytes: Some(3 * 8 << 6),
+        l3_bytes: Some((3 * 8) << 6),
         deep: Some(DeepBudget::L3),
         ..small
     };
@@ -165,8 +165,8 @@ fn larger_shapes_match_the_reference() {
             },
             workers,
             config: PlanConfig {
-                l2_bytes: Some(lanes * 8 << 5),
-                l3_bytes: Some(lanes * 8 << 8),
+                l2_bytes: Some((lanes * 8) << 5),
+                l3_bytes: Some((lanes * 8) << 8),
                 ..PlanConfig::default()
             },
             backend: *Backend::available().last().expect("a backend"),
