@@ -21,7 +21,10 @@ pub fn engine(threads: Option<usize>) -> Result<Engine, CliError> {
     if let WisdomStatus::Ignored { .. } = &status {
         eprintln!("warning: wisdom {status}");
     }
-    Ok(Engine { encoder: encoder.with_wisdom(found.map(Arc::new)), wisdom: status })
+    Ok(Engine {
+        encoder: encoder.with_wisdom(found.map(Arc::new)),
+        wisdom: status,
+    })
 }
 
 pub fn encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
@@ -34,7 +37,9 @@ pub fn bare_encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
         return Err(CliError::Input("--threads must be at least 1".to_owned()));
     }
     let backend = Backend::from_env()?;
-    let pool = ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build()?;
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()?;
     Ok(Encoder::new(Arc::new(pool), backend))
 }
 

@@ -5,7 +5,10 @@ use std::path::Path;
 
 /// Reads a file of little-endian `u64` words.
 pub fn read_words(path: &Path) -> Result<Vec<u64>, CliError> {
-    let bytes = std::fs::read(path).map_err(|source| CliError::Read { path: path.to_owned(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
     if bytes.len() % 8 != 0 {
         return Err(CliError::Input(format!(
             "`{}` is {} bytes long, not a whole number of 8-byte little-endian words",
@@ -13,7 +16,10 @@ pub fn read_words(path: &Path) -> Result<Vec<u64>, CliError> {
             bytes.len()
         )));
     }
-    Ok(bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("chunks of 8"))).collect())
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes(w.try_into().expect("chunks of 8")))
+        .collect())
 }
 
 /// Writes `words` as little-endian bytes.
@@ -23,11 +29,17 @@ pub fn write_words(path: &Path, words: &[u64]) -> Result<(), CliError> {
 }
 
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    std::fs::write(path, bytes).map_err(|source| CliError::Write { path: path.to_owned(), source })
+    std::fs::write(path, bytes).map_err(|source| CliError::Write {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|source| CliError::Read { path: path.to_owned(), source })
+    std::fs::read(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 /// Row indices given as `3,17,4`.
@@ -40,7 +52,10 @@ pub fn parse_rows(list: &str) -> Result<RowList, String> {
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<usize>().map_err(|_| format!("`{s}` is not a row index")))
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("`{s}` is not a row index"))
+        })
         .collect();
     match rows {
         Ok(rows) if rows.is_empty() => Err("no row indices given".to_owned()),
@@ -50,10 +65,12 @@ pub fn parse_rows(list: &str) -> Result<RowList, String> {
 
 /// Parses a 32-byte root written as 64 hex digits.
 pub fn parse_root(hex_root: &str) -> Result<[u8; 32], String> {
-    let bytes = hex::decode(hex_root.trim())
-        .map_err(|e| format!("`{hex_root}` is not a hex root: {e}"))?;
+    let bytes = hex::decode(hex_root.trim()).map_err(|e| format!("`{hex_root}` is not a hex root: {e}"))?;
     bytes.try_into().map_err(|b: Vec<u8>| {
-        format!("a root is 32 bytes (64 hex digits), `{hex_root}` has {} bytes", b.len())
+        format!(
+            "a root is 32 bytes (64 hex digits), `{hex_root}` has {} bytes",
+            b.len()
+        )
     })
 }
 

@@ -18,8 +18,16 @@ impl Spread {
         let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
         ms.sort_by(f64::total_cmp);
         let n = ms.len();
-        let median = if n % 2 == 1 { ms[n / 2] } else { (ms[n / 2 - 1] + ms[n / 2]) / 2.0 };
-        Self { median, min: ms[0], max: ms[n - 1] }
+        let median = if n % 2 == 1 {
+            ms[n / 2]
+        } else {
+            (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+        };
+        Self {
+            median,
+            min: ms[0],
+            max: ms[n - 1],
+        }
     }
 }
 

@@ -43,11 +43,20 @@ fn write_witness(path: &Path, words: usize, seed: u64) {
 }
 
 fn assert_clean_failure(out: &Output, code: i32, message: &str) {
-    assert_eq!(out.status.code(), Some(code), "stdout: {}\nstderr: {}", stdout(out), stderr(out));
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        stdout(out),
+        stderr(out)
+    );
     let err = stderr(out);
     assert!(err.contains(message), "stderr lacks `{message}`: {err}");
     assert!(!err.contains("panicked"), "a panic reached the user: {err}");
-    assert!(!err.contains("RUST_BACKTRACE"), "a backtrace hint reached the user: {err}");
+    assert!(
+        !err.contains("RUST_BACKTRACE"),
+        "a backtrace hint reached the user: {err}"
+    );
 }
 
 #[test]
@@ -62,7 +71,10 @@ fn default_commit_prints_root_plan_and_stage_times() {
     assert_eq!(v["threads"], 2);
     assert!(v["backend"].is_string());
     for stage in ["encode", "hash", "total"] {
-        assert!(v["times_ms"][stage].as_f64().is_some_and(|t| t >= 0.0), "times_ms.{stage}");
+        assert!(
+            v["times_ms"][stage].as_f64().is_some_and(|t| t >= 0.0),
+            "times_ms.{stage}"
+        );
     }
     // The default workload is seeded: the root is the same at any worker count.
     let one = ntt(&["commit", "--json", "--threads", "1"]);
@@ -78,14 +90,29 @@ fn saved_codeword_hashes_to_the_root() {
     write_witness(&witness, 24 * 64, 1);
     for layout in ["lanes", "rows"] {
         let out = ntt(&[
-            "commit", "--input", witness.to_str().unwrap(), "--lanes", "24", "--log-inv-rate", "2",
-            "--layout", layout, "--save-codeword", codeword.to_str().unwrap(), "--json", "--repeat", "3",
+            "commit",
+            "--input",
+            witness.to_str().unwrap(),
+            "--lanes",
+            "24",
+            "--log-inv-rate",
+            "2",
+            "--layout",
+            layout,
+            "--save-codeword",
+            codeword.to_str().unwrap(),
+            "--json",
+            "--repeat",
+            "3",
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
         let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
         let bytes = std::fs::read(&codeword).expect("codeword written");
         assert_eq!(bytes.len(), 24 * 64 * 4 * 8);
-        assert_eq!(v["root"].as_str().unwrap(), blake3::hash(&bytes).to_hex().as_str());
+        assert_eq!(
+            v["root"].as_str().unwrap(),
+            blake3::hash(&bytes).to_hex().as_str()
+        );
     }
 }
 
@@ -96,13 +123,27 @@ fn encode_writes_the_committed_codeword() {
     write_witness(&witness, 5 * 32, 2);
     let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
     let enc = ntt(&[
-        "encode", "--input", witness.to_str().unwrap(), "--lanes", "5", "--log-inv-rate", "1",
-        "--output", a.to_str().unwrap(),
+        "encode",
+        "--input",
+        witness.to_str().unwrap(),
+        "--lanes",
+        "5",
+        "--log-inv-rate",
+        "1",
+        "--output",
+        a.to_str().unwrap(),
     ]);
     assert!(enc.status.success(), "{}", stderr(&enc));
     let com = ntt(&[
-        "commit", "--input", witness.to_str().unwrap(), "--lanes", "5", "--log-inv-rate", "1",
-        "--save-codeword", b.to_str().unwrap(),
+        "commit",
+        "--input",
+        witness.to_str().unwrap(),
+        "--lanes",
+        "5",
+        "--log-inv-rate",
+        "1",
+        "--save-codeword",
+        b.to_str().unwrap(),
     ]);
     assert!(com.status.success(), "{}", stderr(&com));
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
@@ -115,17 +156,45 @@ fn open_verify_round_trip_and_tampering() {
     let proof = dir.join("p.bin");
     write_witness(&witness, 7 * 64, 3);
     let open = ntt(&[
-        "open", "--input", witness.to_str().unwrap(), "--lanes", "7", "--log-inv-rate", "1",
-        "--rows", "3,127,0,3,64", "--output", proof.to_str().unwrap(),
+        "open",
+        "--input",
+        witness.to_str().unwrap(),
+        "--lanes",
+        "7",
+        "--log-inv-rate",
+        "1",
+        "--rows",
+        "3,127,0,3,64",
+        "--output",
+        proof.to_str().unwrap(),
     ]);
     assert!(open.status.success(), "{}", stderr(&open));
     let text = stdout(&open);
-    let root = text.lines().find_map(|l| l.strip_prefix("root")).expect("root line").trim().to_owned();
-    let log_rows = text.lines().find_map(|l| l.strip_prefix("log-rows")).expect("log-rows").trim().to_owned();
+    let root = text
+        .lines()
+        .find_map(|l| l.strip_prefix("root"))
+        .expect("root line")
+        .trim()
+        .to_owned();
+    let log_rows = text
+        .lines()
+        .find_map(|l| l.strip_prefix("log-rows"))
+        .expect("log-rows")
+        .trim()
+        .to_owned();
     assert_eq!(log_rows, "7");
     let verify = |root: &str, rows: &str, proof: &Path| {
         ntt(&[
-            "verify", "--root", root, "--lanes", "7", "--log-rows", "7", "--rows", rows, "--proof",
+            "verify",
+            "--root",
+            root,
+            "--lanes",
+            "7",
+            "--log-rows",
+            "7",
+            "--rows",
+            rows,
+            "--proof",
             proof.to_str().unwrap(),
         ])
     };
@@ -179,29 +248,68 @@ fn bad_inputs_give_messages_and_exit_codes() {
     );
     std::fs::write(dir.join("ragged.bin"), [0u8; 13]).unwrap();
     assert_clean_failure(
-        &ntt(&["commit", "--input", dir.join("ragged.bin").to_str().unwrap(), "--lanes", "1"]),
+        &ntt(&[
+            "commit",
+            "--input",
+            dir.join("ragged.bin").to_str().unwrap(),
+            "--lanes",
+            "1",
+        ]),
         2,
         "whole number of 8-byte",
     );
     let proof = dir.join("p.bin");
     std::fs::write(&proof, b"not a proof").unwrap();
     assert_clean_failure(
-        &ntt(&["verify", "--root", "xyz", "--lanes", "4", "--log-rows", "3", "--rows", "1", "--proof",
-            proof.to_str().unwrap()]),
+        &ntt(&[
+            "verify",
+            "--root",
+            "xyz",
+            "--lanes",
+            "4",
+            "--log-rows",
+            "3",
+            "--rows",
+            "1",
+            "--proof",
+            proof.to_str().unwrap(),
+        ]),
         2,
         "not a hex root",
     );
     let good = dir.join("good.bin");
     write_witness(&good, 4 * 8, 6);
     assert_clean_failure(
-        &ntt(&["open", "--input", good.to_str().unwrap(), "--lanes", "4", "--log-inv-rate", "1", "--rows",
-            "16", "--output", proof.to_str().unwrap()]),
+        &ntt(&[
+            "open",
+            "--input",
+            good.to_str().unwrap(),
+            "--lanes",
+            "4",
+            "--log-inv-rate",
+            "1",
+            "--rows",
+            "16",
+            "--output",
+            proof.to_str().unwrap(),
+        ]),
         2,
         "16",
     );
     assert_clean_failure(
-        &ntt(&["verify", "--root", &"00".repeat(32), "--lanes", "4", "--log-rows", "4", "--rows", "1",
-            "--proof", proof.to_str().unwrap()]),
+        &ntt(&[
+            "verify",
+            "--root",
+            &"00".repeat(32),
+            "--lanes",
+            "4",
+            "--log-rows",
+            "4",
+            "--rows",
+            "1",
+            "--proof",
+            proof.to_str().unwrap(),
+        ]),
         2,
         "malformed proof",
     );
@@ -209,13 +317,38 @@ fn bad_inputs_give_messages_and_exit_codes() {
 
 #[test]
 fn plan_explains_itself_in_text_and_json() {
-    let text = ntt(&["plan", "--log-n", "24", "--lanes", "64", "--log-inv-rate", "1", "--threads", "2"]);
+    let text = ntt(&[
+        "plan",
+        "--log-n",
+        "24",
+        "--lanes",
+        "64",
+        "--log-inv-rate",
+        "1",
+        "--threads",
+        "2",
+    ]);
     assert!(text.status.success(), "{}", stderr(&text));
     assert!(!stdout(&text).trim().is_empty());
-    let json = ntt(&["plan", "--log-n", "24", "--lanes", "64", "--log-inv-rate", "1", "--threads", "2", "--json"]);
+    let json = ntt(&[
+        "plan",
+        "--log-n",
+        "24",
+        "--lanes",
+        "64",
+        "--log-inv-rate",
+        "1",
+        "--threads",
+        "2",
+        "--json",
+    ]);
     assert!(json.status.success(), "{}", stderr(&json));
     let _: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("plan JSON");
-    assert_clean_failure(&ntt(&["plan", "--log-n", "24", "--lanes", "48"]), 2, "power of two");
+    assert_clean_failure(
+        &ntt(&["plan", "--log-n", "24", "--lanes", "48"]),
+        2,
+        "power of two",
+    );
 }
 
 #[test]

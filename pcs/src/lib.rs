@@ -7,7 +7,12 @@ pub mod plan;
 pub mod reference;
 pub mod sink;
 pub mod twiddle;
+pub mod wisdom;
 
+pub use commit::{
+    CommitError, CommitTimings, Commitment, Committer, OpenError, Opening, ProofDecodeError, ProverData,
+    VerifyError, verify,
+};
 pub use encoder::{EncodeError, Encoder, MessageLayout, Shape};
 pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use sink::RowSink;

@@ -55,7 +55,10 @@ pub struct ShapeClass {
 impl ShapeClass {
     pub fn of(shape: Shape, workers: usize) -> Self {
         let log_lanes = shape.lanes.max(1).next_power_of_two().trailing_zeros();
-        Self { log_words: shape.log_rows + log_lanes, workers }
+        Self {
+            log_words: shape.log_rows + log_lanes,
+            workers,
+        }
     }
 }
 
@@ -116,7 +119,12 @@ pub fn load_from(path: &Path, topology: &Topology) -> (Option<Wisdom>, WisdomSta
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return (None, WisdomStatus::Absent { path: path.to_owned() });
+            return (
+                None,
+                WisdomStatus::Absent {
+                    path: path.to_owned(),
+                },
+            );
         }
         Err(e) => return ignored(path, format!("cannot read it: {e}")),
     };
@@ -127,7 +135,10 @@ pub fn load_from(path: &Path, topology: &Topology) -> (Option<Wisdom>, WisdomSta
     if wisdom.format_version != WISDOM_FORMAT_VERSION {
         return ignored(
             path,
-            format!("format version {} (this build reads {WISDOM_FORMAT_VERSION})", wisdom.format_version),
+            format!(
+                "format version {} (this build reads {WISDOM_FORMAT_VERSION})",
+                wisdom.format_version
+            ),
         );
     }
     let here = fingerprint(topology);
@@ -141,11 +152,23 @@ pub fn load_from(path: &Path, topology: &Topology) -> (Option<Wisdom>, WisdomSta
         );
     }
     let entries = wisdom.entries.len();
-    (Some(wisdom), WisdomStatus::InUse { path: path.to_owned(), entries })
+    (
+        Some(wisdom),
+        WisdomStatus::InUse {
+            path: path.to_owned(),
+            entries,
+        },
+    )
 }
 
 fn ignored(path: &Path, reason: String) -> (Option<Wisdom>, WisdomStatus) {
-    (None, WisdomStatus::Ignored { path: path.to_owned(), reason })
+    (
+        None,
+        WisdomStatus::Ignored {
+            path: path.to_owned(),
+            reason,
+        },
+    )
 }
 
 impl Wisdom {
@@ -201,8 +224,11 @@ pub fn fingerprint(topology: &Topology) -> String {
         topology.pus.len(),
         topology.numa_nodes.len()
     );
-    let mut caches: Vec<(u8, u64, usize)> =
-        topology.caches.iter().map(|c| (c.level, c.size_bytes, c.pus.len())).collect();
+    let mut caches: Vec<(u8, u64, usize)> = topology
+        .caches
+        .iter()
+        .map(|c| (c.level, c.size_bytes, c.pus.len()))
+        .collect();
     caches.sort_unstable();
     caches.dedup();
     for (level, size, sharing) in caches {
@@ -216,8 +242,11 @@ pub fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|info| {
-            info.lines()
-                .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, m)| m.trim().to_owned()))
+            info.lines().find_map(|l| {
+                l.strip_prefix("model name")
+                    .and_then(|r| r.split_once(':'))
+                    .map(|(_, m)| m.trim().to_owned())
+            })
         })
         .unwrap_or_else(|| "unknown".to_owned())
 }

@@ -83,7 +83,11 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let log_msg_rows = input::log_message_rows(witness.len(), args.lanes)?;
     let layout: MessageLayout = args.layout.into();
     let committer = engine::committer(args.engine.threads)?;
-    let shape = Shape { log_rows: log_msg_rows + args.log_inv_rate, lanes: args.lanes, log_inv_rate: args.log_inv_rate };
+    let shape = Shape {
+        log_rows: log_msg_rows + args.log_inv_rate,
+        lanes: args.lanes,
+        log_inv_rate: args.log_inv_rate,
+    };
     let plan = committer.encoder().plan(shape, layout)?;
 
     let bar = progress::bar(args.repeat as u64, args.json, "committing");
@@ -92,7 +96,9 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let mut commitment = None;
     for _ in 0..args.repeat {
         let (c, data) = match kept.take() {
-            Some(reuse) => committer.commit_reusing(&witness, layout, args.lanes, args.log_inv_rate, reuse)?,
+            Some(reuse) => {
+                committer.commit_reusing(&witness, layout, args.lanes, args.log_inv_rate, reuse)?
+            }
             None => committer.commit(&witness, layout, args.lanes, args.log_inv_rate)?,
         };
         samples.push(data.timings());
@@ -127,7 +133,11 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
         witness_words: witness.len(),
         repeat: args.repeat,
         plan: plan.summary(),
-        times_ms: Times { encode: spread.encode.median, hash: spread.hash.median, total: spread.total.median },
+        times_ms: Times {
+            encode: spread.encode.median,
+            hash: spread.hash.median,
+            total: spread.total.median,
+        },
         gib_per_s: witness_bytes / (1u64 << 30) as f64 / (spread.total.median / 1e3),
         spread_ms: spread,
     };
@@ -149,7 +159,10 @@ fn print_text(r: &Report) {
     println!("plan        {}", r.plan);
     let line = |name: &str, s: &Spread| {
         if r.repeat > 1 {
-            println!("{name:<11} {:>9.3} ms  (median of {}; min {:.3}, max {:.3})", s.median, r.repeat, s.min, s.max);
+            println!(
+                "{name:<11} {:>9.3} ms  (median of {}; min {:.3}, max {:.3})",
+                s.median, r.repeat, s.min, s.max
+            );
         } else {
             println!("{name:<11} {:>9.3} ms", s.median);
         }

@@ -32,7 +32,14 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
     let encoder = engine::encoder(args.engine.threads)?;
     let mut codeword: Vec<MaybeUninit<u64>> = Vec::with_capacity(words);
     codeword.resize(words, MaybeUninit::uninit());
-    encoder.encode(&witness, w.layout.into(), &mut codeword, w.lanes, w.log_inv_rate, None)?;
+    encoder.encode(
+        &witness,
+        w.layout.into(),
+        &mut codeword,
+        w.lanes,
+        w.log_inv_rate,
+        None,
+    )?;
     let codeword: Vec<u64> = codeword
         .into_iter()
         // SAFETY: a successful encode wrote every word of the codeword.

@@ -40,9 +40,15 @@ pub fn shape_for(log_n: u32, lanes: usize, log_inv_rate: u32) -> Result<Shape, C
     }
     let log_rows = log_n - lanes.trailing_zeros() + log_inv_rate;
     if log_rows > 40 {
-        return Err(CliError::Input(format!("2^{log_rows} codeword rows is beyond any machine")));
+        return Err(CliError::Input(format!(
+            "2^{log_rows} codeword rows is beyond any machine"
+        )));
     }
-    Ok(Shape { log_rows, lanes, log_inv_rate })
+    Ok(Shape {
+        log_rows,
+        lanes,
+        log_inv_rate,
+    })
 }
 
 pub fn run(args: PlanArgs) -> Result<(), CliError> {

@@ -12,8 +12,10 @@ use serde::Serialize;
 
 /// Flags of `ntt topology`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  ntt topology\n  ntt topology --json | jq '.workers[].l2_bytes'\n  \
-    NTT_TOPOLOGY=sysfs ntt topology   # skip hwloc")]
+#[command(
+    after_help = "Examples:\n  ntt topology\n  ntt topology --json | jq '.workers[].l2_bytes'\n  \
+    NTT_TOPOLOGY=sysfs ntt topology   # skip hwloc"
+)]
 pub struct TopologyArgs {
     #[command(flatten)]
     engine: EngineArgs,
@@ -80,7 +82,12 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
         })
         .collect();
     let mut warnings = topology.warnings.clone();
-    warnings.extend(pool.warnings().iter().filter(|w| !topology.warnings.contains(w)).cloned());
+    warnings.extend(
+        pool.warnings()
+            .iter()
+            .filter(|w| !topology.warnings.contains(w))
+            .cloned(),
+    );
     let single = engine::encoder(Some(1))?;
     let mut plans = Vec::new();
     for enc in [&single, &encoder] {
@@ -133,10 +140,18 @@ fn cpu_list(cpus: &[usize]) -> String {
             i += 1;
             end = cpus[i];
         }
-        parts.push(if start == end { format!("{start}") } else { format!("{start}-{end}") });
+        parts.push(if start == end {
+            format!("{start}")
+        } else {
+            format!("{start}-{end}")
+        });
         i += 1;
     }
-    if parts.is_empty() { "none".to_owned() } else { parts.join(",") }
+    if parts.is_empty() {
+        "none".to_owned()
+    } else {
+        parts.join(",")
+    }
 }
 
 /// A byte count in the largest binary unit that keeps it whole-ish.
@@ -148,7 +163,11 @@ pub fn bytes(n: u64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    if value.fract() == 0.0 { format!("{value} {}", UNITS[unit]) } else { format!("{value:.1} {}", UNITS[unit]) }
+    if value.fract() == 0.0 {
+        format!("{value} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }
 
 fn source(p: Provenance) -> &'static str {
@@ -161,29 +180,56 @@ fn source(p: Provenance) -> &'static str {
 
 /// The caches of `level` whose PUs lie within `within`, in order of their first PU.
 fn caches_under<'t>(t: &'t Topology, level: u8, within: &[usize]) -> Vec<&'t Cache> {
-    let mut found: Vec<&Cache> =
-        t.caches.iter().filter(|c| c.level == level && c.pus.iter().all(|p| within.contains(p))).collect();
+    let mut found: Vec<&Cache> = t
+        .caches
+        .iter()
+        .filter(|c| c.level == level && c.pus.iter().all(|p| within.contains(p)))
+        .collect();
     found.sort_by_key(|c| c.pus.first().copied());
     found.dedup_by(|a, b| a.pus == b.pus);
     found
 }
 
 fn print_tree(t: &Topology) {
-    println!("Machine ({} cores, {} PUs; from {})", t.cores, t.pus.len(), source(t.source));
+    println!(
+        "Machine ({} cores, {} PUs; from {})",
+        t.cores,
+        t.pus.len(),
+        source(t.source)
+    );
     for (n, node) in t.numa_nodes.iter().enumerate() {
         println!("  NUMA node {} (PUs {})", node.os_index, cpu_list(&node.pus));
         for l3 in caches_under(t, 3, &node.pus) {
-            println!("    L3 {} (PUs {}) [{}]", bytes(l3.size_bytes), cpu_list(&l3.pus), source(l3.source));
+            println!(
+                "    L3 {} (PUs {}) [{}]",
+                bytes(l3.size_bytes),
+                cpu_list(&l3.pus),
+                source(l3.source)
+            );
             for l2 in caches_under(t, 2, &l3.pus) {
-                println!("      L2 {} (PUs {}) [{}]", bytes(l2.size_bytes), cpu_list(&l2.pus), source(l2.source));
+                println!(
+                    "      L2 {} (PUs {}) [{}]",
+                    bytes(l2.size_bytes),
+                    cpu_list(&l2.pus),
+                    source(l2.source)
+                );
                 for l1 in caches_under(t, 1, &l2.pus) {
                     println!("        L1d {} [{}]", bytes(l1.size_bytes), source(l1.source));
-                    let mut cores: Vec<usize> =
-                        l1.pus.iter().filter_map(|&p| t.pu(p)).filter(|p| p.numa_node == n).map(|p| p.core).collect();
+                    let mut cores: Vec<usize> = l1
+                        .pus
+                        .iter()
+                        .filter_map(|&p| t.pu(p))
+                        .filter(|p| p.numa_node == n)
+                        .map(|p| p.core)
+                        .collect();
                     cores.dedup();
                     for core in cores {
-                        let pus: Vec<usize> =
-                            t.pus.iter().filter(|p| p.core == core).map(|p| p.os_index).collect();
+                        let pus: Vec<usize> = t
+                            .pus
+                            .iter()
+                            .filter(|p| p.core == core)
+                            .map(|p| p.os_index)
+                            .collect();
                         println!("          Core {core}: PU {}", cpu_list(&pus));
                     }
                 }
@@ -199,10 +245,19 @@ fn print_text(r: &Report<'_>) {
     println!("Backend: {}", r.backend);
     println!("Workers: {} (pinning: {})", r.workers.len(), r.pin_policy);
     for w in &r.workers {
-        let bound = if w.bound_to.is_empty() { "not bound".to_owned() } else { format!("bound to {}", cpu_list(&w.bound_to)) };
+        let bound = if w.bound_to.is_empty() {
+            "not bound".to_owned()
+        } else {
+            format!("bound to {}", cpu_list(&w.bound_to))
+        };
         println!(
             "  worker {:>2}: PU {:>3}, core {:>3}, NUMA {}, {bound}; L2 budget {}, L3 budget {}",
-            w.index, w.cpu, w.core, w.numa_node, bytes(w.l2_bytes as u64), bytes(w.l3_bytes as u64)
+            w.index,
+            w.cpu,
+            w.core,
+            w.numa_node,
+            bytes(w.l2_bytes as u64),
+            bytes(w.l3_bytes as u64)
         );
     }
     if r.warnings.is_empty() {
@@ -215,9 +270,17 @@ fn print_text(r: &Report<'_>) {
     }
     println!("Wisdom: {}", r.wisdom);
     println!();
-    println!("Plans ({} lanes, rate 1/{}):", REPORT_LANES, 1 << REPORT_LOG_INV_RATE);
+    println!(
+        "Plans ({} lanes, rate 1/{}):",
+        REPORT_LANES,
+        1 << REPORT_LOG_INV_RATE
+    );
     for p in &r.plans {
-        let who = if p.workers == 1 { "1 worker ".to_owned() } else { format!("{} workers", p.workers) };
+        let who = if p.workers == 1 {
+            "1 worker ".to_owned()
+        } else {
+            format!("{} workers", p.workers)
+        };
         println!("  2^{} words, {who}: {}", p.log_n, p.summary);
     }
 }

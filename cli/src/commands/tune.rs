@@ -1,6 +1,5 @@
 //! `ntt tune`: measure which planner settings run fastest here, and optionally keep them as wisdom.
 
-use crate::args::EngineArgs;
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
 use crate::tune::measure::interleaved;
@@ -61,7 +60,13 @@ struct Summary<'a> {
 
 pub fn run(args: TuneArgs) -> Result<(), CliError> {
     let depth = if args.full { Depth::Full } else { Depth::Default };
-    let log_ns = args.log_n.clone().unwrap_or_else(|| if args.full { vec![20, 22, 24, 26] } else { vec![20, 22, 24] });
+    let log_ns = args.log_n.clone().unwrap_or_else(|| {
+        if args.full {
+            vec![20, 22, 24, 26]
+        } else {
+            vec![20, 22, 24]
+        }
+    });
     let rounds = args.repeats.unwrap_or(if args.full { 9 } else { 5 });
     if rounds == 0 {
         return Err(CliError::Input("--repeats must be at least 1".to_owned()));
@@ -74,29 +79,63 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
     for &workers in &worker_counts {
         let base = engine::bare_encoder(Some(workers))?;
         topology.get_or_insert_with(|| base.pool().topology().clone());
-        let budget = *base.pool().budgets().iter().min_by_key(|b| b.l2_bytes).expect("a pool has a worker");
+        let budget = *base
+            .pool()
+            .budgets()
+            .iter()
+            .min_by_key(|b| b.l2_bytes)
+            .expect("a pool has a worker");
         let candidates = sweep::candidates(budget, depth);
         for &log_n in &log_ns {
             let shape = shape_for(log_n, args.lanes, args.log_inv_rate)?;
-            let setting = Setting { log_n, lanes: args.lanes, log_inv_rate: args.log_inv_rate, workers };
-            results.extend(measure_setting(&base, setting, shape, &candidates, rounds, args.json)?);
+            let setting = Setting {
+                log_n,
+                lanes: args.lanes,
+                log_inv_rate: args.log_inv_rate,
+                workers,
+            };
+            results.extend(measure_setting(
+                &base,
+                setting,
+                shape,
+                &candidates,
+                rounds,
+                args.json,
+            )?);
         }
     }
     let best = report::best_per_setting(&results);
-    std::fs::create_dir_all(&args.out).map_err(|source| CliError::Write { path: args.out.clone(), source })?;
-    input::write_bytes(&args.out.join("measurements.csv"), report::csv(&results).as_bytes())?;
-    input::write_bytes(&args.out.join("measurements.json"), serde_json::to_string_pretty(&results)?.as_bytes())?;
-    report::plot(&results, &args.out.join("plot.svg")).map_err(|e| CliError::Input(format!("cannot draw the plot: {e}")))?;
+    std::fs::create_dir_all(&args.out).map_err(|source| CliError::Write {
+        path: args.out.clone(),
+        source,
+    })?;
+    input::write_bytes(
+        &args.out.join("measurements.csv"),
+        report::csv(&results).as_bytes(),
+    )?;
+    input::write_bytes(
+        &args.out.join("measurements.json"),
+        serde_json::to_string_pretty(&results)?.as_bytes(),
+    )?;
+    report::plot(&results, &args.out.join("plot.svg"))
+        .map_err(|e| CliError::Input(format!("cannot draw the plot: {e}")))?;
 
     let topology = topology.expect("at least one worker count ran");
-    let saved_to = if args.save { Some(save_wisdom(&topology, &results, &best, args.lanes)?) } else { None };
+    let saved_to = if args.save {
+        Some(save_wisdom(&topology, &results, &best, args.lanes)?)
+    } else {
+        None
+    };
     let summary = Summary {
         cpu_model: wisdom::cpu_model(),
         fingerprint: wisdom::fingerprint(&topology),
         best: &best,
         saved_to: saved_to.as_ref().map(|p| p.display().to_string()),
     };
-    input::write_bytes(&args.out.join("summary.json"), serde_json::to_string_pretty(&summary)?.as_bytes())?;
+    input::write_bytes(
+        &args.out.join("summary.json"),
+        serde_json::to_string_pretty(&summary)?.as_bytes(),
+    )?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
@@ -132,7 +171,14 @@ fn measure_setting(
         distinct.len(),
         rounds,
         |i| {
-            distinct[i].1.encode(&witness, MessageLayout::Lanes, &mut codeword, setting.lanes, setting.log_inv_rate, None)
+            distinct[i].1.encode(
+                &witness,
+                MessageLayout::Lanes,
+                &mut codeword,
+                setting.lanes,
+                setting.log_inv_rate,
+                None,
+            )
         },
         || bar.inc(1),
     )?;
@@ -150,7 +196,8 @@ fn save_wisdom(
     best: &[Best],
     lanes: usize,
 ) -> Result<PathBuf, CliError> {
-    let path = wisdom::location().map_err(|why| CliError::Input(format!("cannot save wisdom: it is {why}")))?;
+    let path =
+        wisdom::location().map_err(|why| CliError::Input(format!("cannot save wisdom: it is {why}")))?;
     // Keep what earlier runs learned about other shapes, when it is this machine's.
     let mut kept = match wisdom::load_from(&path, topology) {
         (Some(w), _) => w,
@@ -175,7 +222,10 @@ fn save_wisdom(
             significant: b.significant,
         });
     }
-    kept.save(&path).map_err(|source| CliError::Write { path: path.clone(), source })?;
+    kept.save(&path).map_err(|source| CliError::Write {
+        path: path.clone(),
+        source,
+    })?;
     Ok(path)
 }
 
@@ -189,10 +239,20 @@ fn print_summary(s: &Summary<'_>, results: &[Measured], out: &std::path::Path) {
                 r.candidate.label, r.ms.median, r.ms.min, r.ms.max, r.plan
             );
         }
-        let verdict = if b.significant { "beyond the spread" } else { "within the spread" };
-        println!("  best: {} at {:.3} ms, {:.3}x the default ({verdict})", b.best, b.best_ms, b.speedup);
+        let verdict = if b.significant {
+            "beyond the spread"
+        } else {
+            "within the spread"
+        };
+        println!(
+            "  best: {} at {:.3} ms, {:.3}x the default ({verdict})",
+            b.best, b.best_ms, b.speedup
+        );
     }
-    println!("\nwrote {}/measurements.csv, measurements.json, summary.json, plot.svg", out.display());
+    println!(
+        "\nwrote {}/measurements.csv, measurements.json, summary.json, plot.svg",
+        out.display()
+    );
     if let Some(p) = &s.saved_to {
         println!("saved wisdom to {p}");
     }

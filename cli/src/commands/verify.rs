@@ -32,7 +32,11 @@ pub struct VerifyArgs {
 pub fn run(args: VerifyArgs) -> Result<(), CliError> {
     let bytes = input::read_bytes(&args.proof)?;
     let opening = Opening::from_bytes(&bytes)?;
-    let commitment = Commitment { root: args.root, log_rows: args.log_rows, lanes: args.lanes };
+    let commitment = Commitment {
+        root: args.root,
+        log_rows: args.log_rows,
+        lanes: args.lanes,
+    };
     let rows = ntt_pcs::verify(&commitment, &args.rows.0, &opening)?;
     println!("proof holds for {} row(s)", rows.len());
     for (index, row) in args.rows.0.iter().zip(&rows) {

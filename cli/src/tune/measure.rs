@@ -19,7 +19,11 @@ pub fn interleaved<E>(
     let mut samples = vec![Vec::with_capacity(rounds); candidates];
     for round in 0..rounds {
         for step in 0..candidates {
-            let c = if round % 2 == 0 { step } else { candidates - 1 - step };
+            let c = if round % 2 == 0 {
+                step
+            } else {
+                candidates - 1 - step
+            };
             let start = Instant::now();
             run(c)?;
             samples[c].push(start.elapsed());
@@ -36,10 +40,15 @@ mod tests {
     #[test]
     fn every_candidate_gets_every_round_interleaved() {
         let mut order = Vec::new();
-        let samples = interleaved::<()>(3, 4, |c| {
-            order.push(c);
-            Ok(())
-        }, || {})
+        let samples = interleaved::<()>(
+            3,
+            4,
+            |c| {
+                order.push(c);
+                Ok(())
+            },
+            || {},
+        )
         .unwrap();
         assert_eq!(samples.iter().map(Vec::len).collect::<Vec<_>>(), vec![4, 4, 4]);
         // Warm-up, then A B C, C B A, A B C, C B A.

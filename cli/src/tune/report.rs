@@ -19,7 +19,13 @@ pub struct Setting {
 
 impl Setting {
     pub fn name(&self) -> String {
-        format!("2^{} words, {} lanes, rate 1/{}, {} worker(s)", self.log_n, self.lanes, 1u32 << self.log_inv_rate, self.workers)
+        format!(
+            "2^{} words, {} lanes, rate 1/{}, {} worker(s)",
+            self.log_n,
+            self.lanes,
+            1u32 << self.log_inv_rate,
+            self.workers
+        )
     }
 }
 
@@ -71,7 +77,9 @@ pub fn best_per_setting(results: &[Measured]) -> Vec<Best> {
         .into_iter()
         .filter_map(|s| {
             let group: Vec<&Measured> = results.iter().filter(|r| r.setting == s).collect();
-            let default = group.iter().find(|r| r.candidate.family == Family::Default && r.candidate.label == "default")?;
+            let default = group
+                .iter()
+                .find(|r| r.candidate.family == Family::Default && r.candidate.label == "default")?;
             let best = group.iter().min_by(|a, b| a.ms.median.total_cmp(&b.ms.median))?;
             let spread = |m: &Measured| m.ms.max - m.ms.min;
             let gap = default.ms.median - best.ms.median;
@@ -135,20 +143,36 @@ pub fn plot(results: &[Measured], path: &Path) -> Result<(), String> {
             let mut pts: Vec<(f64, f64)> = group
                 .iter()
                 .filter(|r| r.candidate.family == family)
-                .filter_map(|r| r.candidate.config.l2_bytes.map(|b| ((b as f64 / 1024.0).log2(), r.ms.median)))
+                .filter_map(|r| {
+                    r.candidate
+                        .config
+                        .l2_bytes
+                        .map(|b| ((b as f64 / 1024.0).log2(), r.ms.median))
+                })
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             pts
         };
         let narrow = series(Family::Narrow);
         let wide = series(Family::Wide);
-        let default_ms = group.iter().find(|r| r.candidate.label == "default").map(|r| r.ms.median);
+        let default_ms = group
+            .iter()
+            .find(|r| r.candidate.label == "default")
+            .map(|r| r.ms.median);
         let xs: Vec<f64> = narrow.iter().chain(&wide).map(|p| p.0).collect();
-        let ys: Vec<f64> = narrow.iter().chain(&wide).map(|p| p.1).chain(default_ms).collect();
+        let ys: Vec<f64> = narrow
+            .iter()
+            .chain(&wide)
+            .map(|p| p.1)
+            .chain(default_ms)
+            .collect();
         if xs.is_empty() {
             continue;
         }
-        let (x0, x1) = (xs.iter().copied().fold(f64::INFINITY, f64::min), xs.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        let (x0, x1) = (
+            xs.iter().copied().fold(f64::INFINITY, f64::min),
+            xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
         let y1 = ys.iter().copied().fold(0.0, f64::max) * 1.15;
         let mut chart = ChartBuilder::on(panel)
             .caption(setting.name(), ("sans-serif", 16))
@@ -175,7 +199,10 @@ pub fn plot(results: &[Measured], path: &Path) -> Result<(), String> {
         }
         if let Some(d) = default_ms {
             chart
-                .draw_series(LineSeries::new(vec![(x0 - 0.5, d), (x1 + 0.5, d)], BLACK.mix(0.6)))
+                .draw_series(LineSeries::new(
+                    vec![(x0 - 0.5, d), (x1 + 0.5, d)],
+                    BLACK.mix(0.6),
+                ))
                 .map_err(|e| e.to_string())?
                 .label("default plan")
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.mix(0.6)));
@@ -196,10 +223,27 @@ mod tests {
     use ntt_pcs::PlanConfig;
 
     fn measured(label: &str, family: Family, ms: &[u64]) -> Measured {
-        let setting = Setting { log_n: 10, lanes: 4, log_inv_rate: 1, workers: 1 };
+        let setting = Setting {
+            log_n: 10,
+            lanes: 4,
+            log_inv_rate: 1,
+            workers: 1,
+        };
         let samples: Vec<Duration> = ms.iter().map(|&m| Duration::from_millis(m)).collect();
-        let config = PlanConfig { l2_bytes: Some(4096), ..PlanConfig::default() };
-        Measured::new(setting, Candidate { label: label.into(), family, config }, String::new(), &samples)
+        let config = PlanConfig {
+            l2_bytes: Some(4096),
+            ..PlanConfig::default()
+        };
+        Measured::new(
+            setting,
+            Candidate {
+                label: label.into(),
+                family,
+                config,
+            },
+            String::new(),
+            &samples,
+        )
     }
 
     #[test]
@@ -220,7 +264,10 @@ mod tests {
 
     #[test]
     fn csv_has_a_row_per_sample_and_the_plot_renders() {
-        let results = [measured("default", Family::Default, &[3, 4]), measured("n", Family::Narrow, &[1, 2])];
+        let results = [
+            measured("default", Family::Default, &[3, 4]),
+            measured("n", Family::Narrow, &[1, 2]),
+        ];
         assert_eq!(csv(&results).lines().count(), 1 + 4);
         let path = std::env::temp_dir().join(format!("ntt-plot-{}.svg", std::process::id()));
         plot(&results, &path).unwrap();

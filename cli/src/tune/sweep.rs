@@ -46,17 +46,28 @@ pub fn candidates(budget: WorkerBudget, depth: Depth) -> Vec<Candidate> {
     let l3 = (budget.l3_bytes / 2).max(l2);
     let (factors, residues): (&[f64], &[u32]) = match depth {
         Depth::Default => (&[0.25, 0.5, 1.0, 2.0], &[3, 6]),
-        Depth::Full => (&[0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0], &[0, 1, 2, 3, 4, 5, 6]),
+        Depth::Full => (
+            &[0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0],
+            &[0, 1, 2, 3, 4, 5, 6],
+        ),
     };
     let scale = |bytes: usize, f: f64| ((bytes as f64 * f) as usize).max(1024);
-    let mut out = vec![Candidate { label: "default".into(), family: Family::Default, config: PlanConfig::default() }];
+    let mut out = vec![Candidate {
+        label: "default".into(),
+        family: Family::Default,
+        config: PlanConfig::default(),
+    }];
     for (family, wide) in [(Family::Narrow, false), (Family::Wide, true)] {
         for &f in factors {
             let bytes = scale(l2, f);
             out.push(Candidate {
                 label: format!("{}-l2={}K", if wide { "wide" } else { "narrow" }, bytes / 1024),
                 family,
-                config: PlanConfig { wide: Some(wide), l2_bytes: Some(bytes), ..PlanConfig::default() },
+                config: PlanConfig {
+                    wide: Some(wide),
+                    l2_bytes: Some(bytes),
+                    ..PlanConfig::default()
+                },
             });
         }
     }
@@ -64,7 +75,11 @@ pub fn candidates(budget: WorkerBudget, depth: Depth) -> Vec<Candidate> {
         out.push(Candidate {
             label: format!("wide-residues=2^{log_residues}"),
             family: Family::Residues,
-            config: PlanConfig { wide: Some(true), log_residues: Some(log_residues), ..PlanConfig::default() },
+            config: PlanConfig {
+                wide: Some(true),
+                log_residues: Some(log_residues),
+                ..PlanConfig::default()
+            },
         });
     }
     for &f in factors.iter().filter(|&&f| f >= 0.5) {
@@ -72,20 +87,30 @@ pub fn candidates(budget: WorkerBudget, depth: Depth) -> Vec<Candidate> {
         out.push(Candidate {
             label: format!("deep-l3={}K", bytes / 1024),
             family: Family::DeepL3,
-            config: PlanConfig { deep: Some(DeepBudget::L3), l3_bytes: Some(bytes), ..PlanConfig::default() },
+            config: PlanConfig {
+                deep: Some(DeepBudget::L3),
+                l3_bytes: Some(bytes),
+                ..PlanConfig::default()
+            },
         });
     }
     out.push(Candidate {
         label: "deep-l2".into(),
         family: Family::DeepL2,
-        config: PlanConfig { deep: Some(DeepBudget::L2), ..PlanConfig::default() },
+        config: PlanConfig {
+            deep: Some(DeepBudget::L2),
+            ..PlanConfig::default()
+        },
     });
     if depth == Depth::Full {
         for stream in [false, true] {
             out.push(Candidate {
                 label: format!("stream={stream}"),
                 family: Family::Default,
-                config: PlanConfig { stream: Some(stream), ..PlanConfig::default() },
+                config: PlanConfig {
+                    stream: Some(stream),
+                    ..PlanConfig::default()
+                },
             });
         }
     }
@@ -97,7 +122,10 @@ mod tests {
     use super::*;
 
     fn budget() -> WorkerBudget {
-        WorkerBudget { l2_bytes: 2 << 20, l3_bytes: 32 << 20 }
+        WorkerBudget {
+            l2_bytes: 2 << 20,
+            l3_bytes: 32 << 20,
+        }
     }
 
     #[test]
@@ -116,8 +144,14 @@ mod tests {
     #[test]
     fn the_one_x_point_is_the_derived_budget() {
         let c = candidates(budget(), Depth::Default);
-        assert!(c.iter().any(|c| c.family == Family::Narrow && c.config.l2_bytes == Some(1 << 20)));
-        assert!(c.iter().any(|c| c.family == Family::DeepL3 && c.config.l3_bytes == Some(16 << 20)));
+        assert!(
+            c.iter()
+                .any(|c| c.family == Family::Narrow && c.config.l2_bytes == Some(1 << 20))
+        );
+        assert!(
+            c.iter()
+                .any(|c| c.family == Family::DeepL3 && c.config.l3_bytes == Some(16 << 20))
+        );
     }
 
     #[test]

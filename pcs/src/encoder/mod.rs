@@ -18,6 +18,7 @@ pub use shape::{MessageLayout, Shape};
 
 use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::sink::RowSink;
+use crate::wisdom::Wisdom;
 use exec::{Message, Run};
 use ntt_kernels::Backend;
 use ntt_runtime::ThreadPool;
@@ -54,6 +55,8 @@ pub struct Encoder {
     pool: Arc<ThreadPool>,
     backend: Backend,
     config: PlanConfig,
+    /// Measured settings for this machine; they fill what `config` leaves unforced.
+    wisdom: Option<Arc<Wisdom>>,
 }
 
 /// The shape of a `len`-word buffer of `lanes` lanes at rate 1/2^log_inv_rate.
@@ -92,12 +95,20 @@ impl Encoder {
             pool,
             backend,
             config: PlanConfig::default(),
+            wisdom: None,
         }
     }
 
     /// Forces planner values (tuning experiments, saved wisdom).
     pub fn with_config(mut self, config: PlanConfig) -> Self {
         self.config = config;
+        self
+    }
+
+    /// Plans with measured settings for this machine (see [`crate::wisdom`]) wherever the
+    /// [`PlanConfig`] leaves a setting unforced; `None` plans from the topology alone.
+    pub fn with_wisdom(mut self, wisdom: Option<Arc<Wisdom>>) -> Self {
+        self.wisdom = wisdom;
         self
     }
 
@@ -112,14 +123,13 @@ impl Encoder {
     }
 
     fn plan_inner(&self, shape: Shape, layout: Option<MessageLayout>) -> Plan {
-        plan_for(
-            shape,
-            layout,
-            self.pool.num_workers(),
-            self.pool.budgets(),
-            self.backend,
-            &self.config,
-        )
+        let workers = self.pool.num_workers();
+        let wise = self.wisdom.as_ref().and_then(|w| w.config_for(shape, workers));
+        let config = match wise {
+            Some(learned) => self.config.or(learned),
+            None => self.config.clone(),
+        };
+        plan_for(shape, layout, workers, self.pool.budgets(), self.backend, &config)
     }
 
     /// The plan an encode of a separate message of this shape and layout would run.

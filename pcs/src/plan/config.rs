@@ -53,3 +53,17 @@ pub struct PlanConfig {
     /// Non-temporal stores for data a pass will not read back.
     pub stream: Option<bool>,
 }
+
+impl PlanConfig {
+    /// Each setting of `self`, or `fallback`'s where `self` leaves it unforced.
+    pub fn or(&self, fallback: &PlanConfig) -> PlanConfig {
+        PlanConfig {
+            l2_bytes: self.l2_bytes.or(fallback.l2_bytes),
+            l3_bytes: self.l3_bytes.or(fallback.l3_bytes),
+            wide: self.wide.or(fallback.wide),
+            log_residues: self.log_residues.or(fallback.log_residues),
+            deep: self.deep.or(fallback.deep),
+            stream: self.stream.or(fallback.stream),
+        }
+    }
+}
