@@ -1,0 +1,48 @@
+//! Flags shared by several commands.
+
+use clap::{Args, ValueEnum};
+use ntt_pcs::MessageLayout;
+use std::path::PathBuf;
+
+/// How the witness words are arranged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Layout {
+    /// Lane-major: lane t is the contiguous block t of the witness.
+    Lanes,
+    /// Row-major: word `row·lanes + lane`.
+    Rows,
+}
+
+impl From<Layout> for MessageLayout {
+    fn from(layout: Layout) -> Self {
+        match layout {
+            Layout::Lanes => MessageLayout::Lanes,
+            Layout::Rows => MessageLayout::Rows,
+        }
+    }
+}
+
+/// The worker pool and kernels a command runs on.
+#[derive(Clone, Debug, Args)]
+pub struct EngineArgs {
+    /// Worker threads (default: `NTT_THREADS`, else one per allowed core).
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+}
+
+/// A witness file and how to read it as a message.
+#[derive(Clone, Debug, Args)]
+pub struct WitnessArgs {
+    /// Raw little-endian u64 words.
+    #[arg(long, value_name = "FILE")]
+    pub input: PathBuf,
+    /// Lanes (independent codewords) per row.
+    #[arg(long, value_name = "N")]
+    pub lanes: usize,
+    /// Log2 of the inverse code rate (1 = rate 1/2).
+    #[arg(long, value_name = "R")]
+    pub log_inv_rate: u32,
+    /// Arrangement of the witness words.
+    #[arg(long, value_enum, default_value_t = Layout::Lanes)]
+    pub layout: Layout,
+}

@@ -1,0 +1,8 @@
+//! Cache-budget tuning experiments: which planner settings run fastest on this machine.
+//!
+//! [`sweep`] lists the candidate settings, [`measure`] times them interleaved, [`report`] turns
+//! the samples into medians, spreads, files and a plot.
+
+pub mod measure;
+pub mod report;
+pub mod sweep;

@@ -1,0 +1,164 @@
+//! Wisdom files: round trips, foreign or broken files ignored, and the planner following them.
+
+use ntt_kernels::Backend;
+use ntt_pcs::wisdom::{self, ShapeClass, Wisdom, WisdomEntry, WisdomStatus};
+use ntt_pcs::{Encoder, MessageLayout, PlanConfig, Shape};
+use ntt_runtime::{ThreadPoolBuilder, Topology};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn temp_file(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ntt-wisdom-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("wisdom.json")
+}
+
+fn encoder() -> Encoder {
+    let pool = ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
+    Encoder::new(Arc::new(pool), Backend::portable())
+}
+
+const SHAPE: Shape = Shape {
+    log_rows: 17,
+    lanes: 64,
+    log_inv_rate: 1,
+};
+
+/// Wisdom for this machine that forces a plan the topology would not choose for [`SHAPE`].
+fn forcing_wisdom(topology: &Topology, encoder: &Encoder) -> Wisdom {
+    let derived = encoder.plan(SHAPE, MessageLayout::Lanes).unwrap();
+    let derived_json = serde_json::to_string(&derived).unwrap();
+    // A tiny L2 unit changes the number of passes whatever the machine.
+    let config = PlanConfig {
+        l2_bytes: Some(16 * 1024),
+        ..PlanConfig::default()
+    };
+    let forced = encoder
+        .clone()
+        .with_config(config.clone())
+        .plan(SHAPE, MessageLayout::Lanes)
+        .unwrap();
+    assert_ne!(
+        serde_json::to_string(&forced).unwrap(),
+        derived_json,
+        "the forced setting must matter"
+    );
+    let mut w = Wisdom::for_machine(topology);
+    w.insert(WisdomEntry {
+        class: ShapeClass::of(SHAPE, 2),
+        config,
+        speedup: 1.3,
+        significant: true,
+    });
+    w
+}
+
+#[test]
+fn wisdom_round_trips_through_its_file() {
+    let enc = encoder();
+    let topology = enc.pool().topology().clone();
+    let w = forcing_wisdom(&topology, &enc);
+    let path = temp_file("round-trip");
+    w.save(&path).unwrap();
+    let (loaded, status) = wisdom::load_from(&path, &topology);
+    assert_eq!(loaded.as_ref(), Some(&w));
+    assert!(
+        matches!(status, WisdomStatus::InUse { entries: 1, .. }),
+        "{status:?}"
+    );
+}
+
+#[test]
+fn the_plan_follows_matching_wisdom_only_for_its_class() {
+    let enc = encoder();
+    let topology = enc.pool().topology().clone();
+    let w = Arc::new(forcing_wisdom(&topology, &enc));
+    let wise = enc.clone().with_wisdom(Some(w.clone()));
+    let json =
+        |e: &Encoder, s: Shape| serde_json::to_string(&e.plan(s, MessageLayout::Lanes).unwrap()).unwrap();
+    assert_ne!(json(&wise, SHAPE), json(&enc, SHAPE));
+    assert_eq!(
+        json(&wise, SHAPE),
+        json(&enc.clone().with_config(w.entries[0].config.clone()), SHAPE)
+    );
+    // A shape far from every entry plans as before.
+    let far = Shape {
+        log_rows: 8,
+        lanes: 4,
+        log_inv_rate: 1,
+    };
+    assert_eq!(json(&wise, far), json(&enc, far));
+    // Settings forced by the caller win over wisdom.
+    let forced = PlanConfig {
+        l2_bytes: Some(64 * 1024),
+        ..PlanConfig::default()
+    };
+    assert_eq!(
+        json(&wise.clone().with_config(forced.clone()), SHAPE),
+        json(&enc.clone().with_config(forced), SHAPE)
+    );
+}
+
+#[test]
+fn wisdom_from_another_machine_is_ignored() {
+    let enc = encoder();
+    let topology = enc.pool().topology().clone();
+    let mut w = forcing_wisdom(&topology, &enc);
+    w.fingerprint = "0000000000000000".to_owned();
+    let path = temp_file("foreign");
+    w.save(&path).unwrap();
+    let (loaded, status) = wisdom::load_from(&path, &topology);
+    assert!(loaded.is_none());
+    assert!(
+        matches!(&status, WisdomStatus::Ignored { reason, .. } if reason.contains("another machine")),
+        "{status:?}"
+    );
+}
+
+#[test]
+fn corrupt_truncated_and_missing_wisdom_is_ignored() {
+    let enc = encoder();
+    let topology = enc.pool().topology().clone();
+    let w = forcing_wisdom(&topology, &enc);
+    let path = temp_file("corrupt");
+    w.save(&path).unwrap();
+    let full = std::fs::read(&path).unwrap();
+    for bad in [
+        &full[..full.len() / 2],
+        b"{ not json".as_slice(),
+        b"".as_slice(),
+        b"[1,2,3]".as_slice(),
+    ] {
+        std::fs::write(&path, bad).unwrap();
+        let (loaded, status) = wisdom::load_from(&path, &topology);
+        assert!(loaded.is_none());
+        assert!(matches!(status, WisdomStatus::Ignored { .. }), "{status:?}");
+    }
+    let mut other_version = w.clone();
+    other_version.format_version += 1;
+    other_version.save(&path).unwrap();
+    assert!(matches!(
+        wisdom::load_from(&path, &topology).1,
+        WisdomStatus::Ignored { .. }
+    ));
+    std::fs::remove_file(&path).unwrap();
+    assert!(matches!(
+        wisdom::load_from(&path, &topology).1,
+        WisdomStatus::Absent { .. }
+    ));
+}
+
+#[test]
+fn the_fingerprint_ignores_the_worker_count_but_not_the_caches() {
+    let one = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let eight = ThreadPoolBuilder::new().num_threads(8).build().unwrap();
+    assert_eq!(
+        wisdom::fingerprint(one.topology()),
+        wisdom::fingerprint(eight.topology())
+    );
+    let mut changed = one.topology().clone();
+    for c in changed.caches.iter_mut().filter(|c| c.level == 2) {
+        c.size_bytes *= 2;
+    }
+    assert_ne!(wisdom::fingerprint(&changed), wisdom::fingerprint(one.topology()));
+}
