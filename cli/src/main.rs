@@ -39,7 +39,18 @@ enum Command {
     Tune(commands::tune::TuneArgs),
 }
 
+/// Lets `ntt ... | head` end quietly, as other Unix tools do, instead of failing on a closed pipe.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any other thread exists; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("NTT_LOG"))
         .with_writer(std::io::stderr)

@@ -192,45 +192,59 @@ fn caches_under<'t>(t: &'t Topology, level: u8, within: &[usize]) -> Vec<&'t Cac
 
 fn print_tree(t: &Topology) {
     println!(
-        "Machine ({} cores, {} PUs; from {})",
+        "Machine ({} package(s), {} cores, {} PUs; from {})",
+        t.packages,
         t.cores,
         t.pus.len(),
         source(t.source)
     );
-    for (n, node) in t.numa_nodes.iter().enumerate() {
-        println!("  NUMA node {} (PUs {})", node.os_index, cpu_list(&node.pus));
-        for l3 in caches_under(t, 3, &node.pus) {
-            println!(
-                "    L3 {} (PUs {}) [{}]",
-                bytes(l3.size_bytes),
-                cpu_list(&l3.pus),
-                source(l3.source)
-            );
-            for l2 in caches_under(t, 2, &l3.pus) {
+    for package in 0..t.packages {
+        let in_package: Vec<usize> = t
+            .pus
+            .iter()
+            .filter(|p| p.package == package)
+            .map(|p| p.os_index)
+            .collect();
+        println!("  Package {package} (PUs {})", cpu_list(&in_package));
+        for node in &t.numa_nodes {
+            let pus: Vec<usize> = node
+                .pus
+                .iter()
+                .copied()
+                .filter(|p| in_package.contains(p))
+                .collect();
+            if pus.is_empty() {
+                continue;
+            }
+            println!("    NUMA node {} (PUs {})", node.os_index, cpu_list(&pus));
+            for l3 in caches_under(t, 3, &pus) {
                 println!(
-                    "      L2 {} (PUs {}) [{}]",
-                    bytes(l2.size_bytes),
-                    cpu_list(&l2.pus),
-                    source(l2.source)
+                    "      L3 {} (PUs {}) [{}]",
+                    bytes(l3.size_bytes),
+                    cpu_list(&l3.pus),
+                    source(l3.source)
                 );
-                for l1 in caches_under(t, 1, &l2.pus) {
-                    println!("        L1d {} [{}]", bytes(l1.size_bytes), source(l1.source));
-                    let mut cores: Vec<usize> = l1
-                        .pus
-                        .iter()
-                        .filter_map(|&p| t.pu(p))
-                        .filter(|p| p.numa_node == n)
-                        .map(|p| p.core)
-                        .collect();
-                    cores.dedup();
-                    for core in cores {
-                        let pus: Vec<usize> = t
-                            .pus
-                            .iter()
-                            .filter(|p| p.core == core)
-                            .map(|p| p.os_index)
-                            .collect();
-                        println!("          Core {core}: PU {}", cpu_list(&pus));
+                for l2 in caches_under(t, 2, &l3.pus) {
+                    println!(
+                        "        L2 {} (PUs {}) [{}]",
+                        bytes(l2.size_bytes),
+                        cpu_list(&l2.pus),
+                        source(l2.source)
+                    );
+                    for l1 in caches_under(t, 1, &l2.pus) {
+                        println!("          L1d {} [{}]", bytes(l1.size_bytes), source(l1.source));
+                        let mut cores: Vec<usize> =
+                            l1.pus.iter().filter_map(|&p| t.pu(p)).map(|p| p.core).collect();
+                        cores.dedup();
+                        for core in cores {
+                            let pus: Vec<usize> = t
+                                .pus
+                                .iter()
+                                .filter(|p| p.core == core)
+                                .map(|p| p.os_index)
+                                .collect();
+                            println!("            Core {core}: PU {}", cpu_list(&pus));
+                        }
                     }
                 }
             }
