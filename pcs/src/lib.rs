@@ -2,6 +2,7 @@
 //! polynomial basis), and a BLAKE3 commitment hashed while rows are still in cache.
 
 pub mod encoder;
+pub mod kernel;
 pub mod plan;
 pub mod reference;
 pub mod sink;

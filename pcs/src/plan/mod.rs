@@ -243,14 +243,20 @@ pub fn plan_for(
     let log_fit_l3 = fit(l3_unit_bytes).clamp(log_fit_l2, 2 * log_fit_l2);
 
     let layers = log_d - start;
+    let codeword_bytes = shape.codeword_words().saturating_mul(8);
     let gathered_passes = |deep_fit: u32| layers.saturating_sub(deep_fit).div_ceil(log_fit_l2);
-    let deep_budget = config.deep.unwrap_or(
-        if log_fit_l3 > log_fit_l2 && gathered_passes(log_fit_l3) < gathered_passes(log_fit_l2) {
-            DeepBudget::L3
-        } else {
-            DeepBudget::L2
-        },
-    );
+    // The L3 deep pass pays for itself only when the buffer lives in DRAM (a buffer inside the
+    // LLC is swept at cache speed either way) and it saves a whole sweep; it keeps one gathered
+    // pass, which reads the message, so the L3 sub-blocks never stage the message in scratch.
+    let l3_saves_a_sweep = log_fit_l3 > log_fit_l2
+        && codeword_bytes > llc_bytes
+        && layers > log_fit_l3
+        && gathered_passes(log_fit_l3) < gathered_passes(log_fit_l2);
+    let deep_budget = config.deep.unwrap_or(if l3_saves_a_sweep {
+        DeepBudget::L3
+    } else {
+        DeepBudget::L2
+    });
     let deep_fit = match deep_budget {
         DeepBudget::L2 => log_fit_l2,
         DeepBudget::L3 => log_fit_l3,
@@ -361,7 +367,6 @@ pub fn plan_for(
         },
     };
 
-    let codeword_bytes = shape.codeword_words().saturating_mul(8);
     Plan {
         shape,
         layout,
