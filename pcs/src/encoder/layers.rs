@@ -62,7 +62,8 @@ pub(crate) fn forward_layers(
     }
 }
 
-/// Inverse layers `end − 1` down to `first` (the same geometry as [`forward_layers`]).
+/// Inverse layers `end − 1` down to `first` (the same geometry as [`forward_layers`]): the
+/// forward steps in reverse order, each undone by the backend's inverse radix-8/4/2 groups.
 pub(crate) fn inverse_layers(
     backend: Backend,
     buf: &mut [u64],
@@ -74,15 +75,47 @@ pub(crate) fn inverse_layers(
 ) {
     debug_assert!(first <= end && end <= log_rows);
     debug_assert_eq!(buf.len(), width << (end - first));
-    let t = table();
-    for layer in (first..end).rev() {
+    // The forward steps (first layer, layers in the step), as `forward_layers` runs them.
+    let mut steps = [(0u32, 0u32); 64];
+    let mut count = 0;
+    let mut layer = first;
+    while layer < end {
+        let k = match (end - layer) % 3 {
+            0 => 3,
+            2 => 2,
+            _ => 1,
+        };
+        steps[count] = (layer, k);
+        count += 1;
+        layer += k;
+    }
+    for &(layer, k) in steps[..count].iter().rev() {
         let block_words = width << (end - layer);
         let depth = log_rows - layer - 1;
-        let mut walk = TwiddleWalk::new(&t.row(depth)[1..], block << (layer - first));
-        for chunk in buf.chunks_exact_mut(block_words) {
-            let (u, v) = chunk.split_at_mut(block_words / 2);
-            backend.inverse_butterfly(u, v, walk.get());
-            walk.advance();
+        let first_block = block << (layer - first);
+        match k {
+            3 => {
+                let mut walk = Radix8Walk::new(depth, first_block);
+                for chunk in buf.chunks_exact_mut(block_words) {
+                    backend.inverse_radix8(chunk, walk.get());
+                    walk.advance();
+                }
+            }
+            2 => {
+                let mut walk = Radix4Walk::new(depth, first_block);
+                for chunk in buf.chunks_exact_mut(block_words) {
+                    backend.inverse_radix4(chunk, walk.get());
+                    walk.advance();
+                }
+            }
+            _ => {
+                let mut walk = TwiddleWalk::new(&table().row(depth)[1..], first_block);
+                for chunk in buf.chunks_exact_mut(block_words) {
+                    let (u, v) = chunk.split_at_mut(block_words / 2);
+                    backend.inverse_butterfly(u, v, walk.get());
+                    walk.advance();
+                }
+            }
         }
     }
 }
