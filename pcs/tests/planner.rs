@@ -145,3 +145,42 @@ fn plans_explain_themselves_and_serialise() {
     assert_eq!("rows".parse::<MessageLayout>(), Ok(MessageLayout::Rows));
     assert!("columns".parse::<MessageLayout>().is_err());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+
+    /// Every plan runs each layer from r to log_rows exactly once, in order, within its budgets.
+    #[test]
+    fn every_plan_covers_every_layer_once(
+        log_rows in 0u32..=40,
+        lanes in 1usize..=1000,
+        r in 0u32..=6,
+        workers in 1usize..=64,
+        log_l2 in 6u32..=23,
+        log_l3_extra in 0u32..=8,
+        in_place in proptest::prelude::any::<bool>(),
+    ) {
+        let shape = Shape { log_rows, lanes, log_inv_rate: r.min(log_rows) };
+        let b = budgets(workers, 1 << log_l2, 1 << (log_l2 + log_l3_extra));
+        let cfg = PlanConfig::default();
+        let p = if in_place {
+            plan_in_place(shape, workers, &b, Backend::portable(), &cfg)
+        } else {
+            plan(shape, MessageLayout::Lanes, workers, &b, Backend::portable(), &cfg)
+        };
+        let mut layer = shape.log_inv_rate;
+        for g in &p.gathered {
+            proptest::prop_assert_eq!(g.first_layer, layer, "{}", p);
+            proptest::prop_assert!(g.log_group_rows >= 1 && g.log_group_rows <= p.log_fit_l2, "{}", p);
+            proptest::prop_assert!(g.log_residues <= g.log_step, "{}", p);
+            layer += g.log_group_rows;
+        }
+        proptest::prop_assert_eq!(layer, p.deep_start, "{}", p);
+        if let Some(d) = &p.deep {
+            proptest::prop_assert_eq!(d.first_layer, layer, "{}", p);
+        } else {
+            proptest::prop_assert_eq!(layer, log_rows, "{}", p);
+        }
+        proptest::prop_assert!(p.sink.log_block_rows <= log_rows, "{}", p);
+    }
+}
