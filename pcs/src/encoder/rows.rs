@@ -33,6 +33,13 @@ impl SharedRows {
         Self { ptr, len }
     }
 
+    /// The address of word `at` (for rows a task owns; dereferencing follows the invariant).
+    #[inline]
+    pub(crate) fn ptr_at(&self, at: usize) -> *mut u64 {
+        assert!(at <= self.len, "address out of bounds");
+        self.ptr.wrapping_add(at)
+    }
+
     /// Copies `dst.len()` words starting at word `at` into `dst`.
     ///
     /// # Safety
@@ -57,6 +64,28 @@ impl SharedRows {
         // SAFETY: in bounds (checked above); exclusively ours for now (caller); `src` is a
         // separate allocation from the buffer (task scratch or the message, checked disjoint).
         unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.wrapping_add(at), src.len()) };
+    }
+
+    /// Writes `src` at word `at`, with non-temporal stores when `stream` (the caller fences
+    /// before its task ends).
+    ///
+    /// # Safety
+    /// No other task may access those words meanwhile.
+    #[inline]
+    pub(crate) unsafe fn write_with(
+        &self,
+        backend: ntt_kernels::Backend,
+        at: usize,
+        src: &[u64],
+        stream: bool,
+    ) {
+        assert!(
+            at <= self.len && src.len() <= self.len - at,
+            "write out of bounds"
+        );
+        // SAFETY: in bounds (checked above); exclusively ours (caller); `src` is task scratch,
+        // a separate allocation.
+        unsafe { crate::kernel::write_rows(backend, self.ptr.wrapping_add(at), src, stream) };
     }
 
     /// A shared view of `len` words at `at`.
