@@ -9,7 +9,7 @@ pub fn read_words(path: &Path) -> Result<Vec<u64>, CliError> {
         path: path.to_owned(),
         source,
     })?;
-    if bytes.len() % 8 != 0 {
+    if !bytes.len().is_multiple_of(8) {
         return Err(CliError::Input(format!(
             "`{}` is {} bytes long, not a whole number of 8-byte little-endian words",
             path.display(),
@@ -82,7 +82,7 @@ pub fn log_message_rows(words: usize, lanes: usize) -> Result<u32, CliError> {
     if words == 0 {
         return Err(CliError::Input("the witness is empty".to_owned()));
     }
-    if words % lanes != 0 {
+    if !words.is_multiple_of(lanes) {
         return Err(CliError::Input(format!(
             "the witness has {words} words, not a multiple of the lane count {lanes}"
         )));
