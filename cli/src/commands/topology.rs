@@ -5,6 +5,7 @@ use crate::commands::plan::shape_for;
 use crate::engine;
 use crate::error::CliError;
 use clap::Args;
+use ntt_pcs::plan::bytes;
 use ntt_pcs::wisdom::WisdomStatus;
 use ntt_pcs::{Encoder, MessageLayout};
 use ntt_runtime::{Cache, Provenance, Topology};
@@ -154,22 +155,6 @@ fn cpu_list(cpus: &[usize]) -> String {
     }
 }
 
-/// A byte count in the largest binary unit that keeps it whole-ish.
-pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut value = n as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if value.fract() == 0.0 {
-        format!("{value} {}", UNITS[unit])
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
 fn source(p: Provenance) -> &'static str {
     match p {
         Provenance::Hwloc => "hwloc",
@@ -220,19 +205,23 @@ fn print_tree(t: &Topology) {
             for l3 in caches_under(t, 3, &pus) {
                 println!(
                     "      L3 {} (PUs {}) [{}]",
-                    bytes(l3.size_bytes),
+                    bytes(l3.size_bytes as usize),
                     cpu_list(&l3.pus),
                     source(l3.source)
                 );
                 for l2 in caches_under(t, 2, &l3.pus) {
                     println!(
                         "        L2 {} (PUs {}) [{}]",
-                        bytes(l2.size_bytes),
+                        bytes(l2.size_bytes as usize),
                         cpu_list(&l2.pus),
                         source(l2.source)
                     );
                     for l1 in caches_under(t, 1, &l2.pus) {
-                        println!("          L1d {} [{}]", bytes(l1.size_bytes), source(l1.source));
+                        println!(
+                            "          L1d {} [{}]",
+                            bytes(l1.size_bytes as usize),
+                            source(l1.source)
+                        );
                         let mut cores: Vec<usize> =
                             l1.pus.iter().filter_map(|&p| t.pu(p)).map(|p| p.core).collect();
                         cores.dedup();
@@ -270,8 +259,8 @@ fn print_text(r: &Report<'_>) {
             w.cpu,
             w.core,
             w.numa_node,
-            bytes(w.l2_bytes as u64),
-            bytes(w.l3_bytes as u64)
+            bytes(w.l2_bytes),
+            bytes(w.l3_bytes)
         );
     }
     if r.warnings.is_empty() {
@@ -308,13 +297,5 @@ mod tests {
         assert_eq!(cpu_list(&[0, 1, 2, 3, 8, 10, 11]), "0-3,8,10-11");
         assert_eq!(cpu_list(&[5]), "5");
         assert_eq!(cpu_list(&[]), "none");
-    }
-
-    #[test]
-    fn byte_counts_read_naturally() {
-        assert_eq!(bytes(48 * 1024), "48 KiB");
-        assert_eq!(bytes(2 << 20), "2 MiB");
-        assert_eq!(bytes(1536), "1.5 KiB");
-        assert_eq!(bytes(100), "100 B");
     }
 }

@@ -3,7 +3,8 @@
 use super::{DeepBudget, Plan, Source};
 use core::fmt;
 
-fn bytes(b: usize) -> String {
+/// A byte count in the largest binary unit that keeps it readable (`2 MiB`, `1.5 KiB`).
+pub fn bytes(b: usize) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut value = b as f64;
     let mut unit = 0;
@@ -161,5 +162,16 @@ impl Plan {
             if self.sink.fused { "" } else { " (unfused)" },
             if self.stream { "streaming" } else { "cached" },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn byte_counts_read_naturally() {
+        assert_eq!(super::bytes(48 * 1024), "48 KiB");
+        assert_eq!(super::bytes(2 << 20), "2 MiB");
+        assert_eq!(super::bytes(1536), "1.5 KiB");
+        assert_eq!(super::bytes(100), "100 B");
     }
 }

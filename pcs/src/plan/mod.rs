@@ -17,6 +17,7 @@ mod config;
 mod display;
 
 pub use config::{DeepBudget, PlanConfig};
+pub use display::bytes;
 
 use crate::encoder::{MessageLayout, Shape};
 use ntt_kernels::{Backend, BackendKind};
