@@ -10,6 +10,10 @@
 //! * `blake3/serial`: `blake3::hash` of the 64 MiB codeword on one thread, the reference for the
 //!   hashing work itself.
 //!
+//! Group `hash/stream` (one thread, no encode) feeds the same 64 MiB in the encoder's 512 KiB
+//! blocks to the streaming hasher at several piece levels (2^level KiB hashed per BLAKE3 call), to
+//! show what the stored-CV granularity costs against `blake3/serial`.
+//!
 //! Before timing, each committer's root is checked against `blake3::hash` of its codeword.
 
 use std::mem::MaybeUninit;
@@ -17,7 +21,8 @@ use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ntt_kernels::Backend;
-use ntt_pcs::commit::Committer;
+use ntt_pcs::RowSink;
+use ntt_pcs::commit::{Committer, StreamingHasher};
 use ntt_pcs::{Encoder, MessageLayout};
 use ntt_runtime::ThreadPoolBuilder;
 
@@ -115,5 +120,33 @@ fn commit(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, commit);
+fn stream_hash(c: &mut Criterion) {
+    let codeword: Vec<u64> = [witness(), witness().iter().map(|w| !w).collect()].concat();
+    let bytes = bytes_of(&codeword);
+    let expected = *blake3::hash(&bytes).as_bytes();
+    let (log_rows, log_block_rows) = ((codeword.len() / LANES).ilog2(), 10);
+    let mut group = c.benchmark_group("hash/stream/64MiB/blocks=512KiB");
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.sample_size(20);
+    group.bench_function("blake3/serial", |b| b.iter(|| blake3::hash(&bytes)));
+    for piece_level in [2, 4, 5, 6, 9] {
+        group.bench_function(
+            BenchmarkId::new("streaming", format!("piece_level={piece_level}")),
+            |b| {
+                b.iter(|| {
+                    let hasher =
+                        StreamingHasher::with_piece_level(log_rows, LANES, log_block_rows, piece_level)
+                            .expect("valid shape");
+                    for (k, block) in codeword.chunks(LANES << log_block_rows).enumerate() {
+                        hasher.absorb(k << log_block_rows, block);
+                    }
+                    assert_eq!(hasher.finish(), Ok(expected));
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, commit, stream_hash);
 criterion_main!(benches);
