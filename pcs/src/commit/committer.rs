@@ -58,8 +58,10 @@ impl Committer {
 
     /// Hashes pure subtrees of `2^level` chunks (`2^level` KiB) per call and keeps chaining
     /// values for the tree nodes of that size and larger: memory about `codeword / 2^(level + 4)`
-    /// (level 4: 1/256). An opening rehashes up to `2^level` KiB per sibling below that level.
-    /// Levels below 4 starve BLAKE3's 16-way SIMD path and slow the commit down.
+    /// (the default, level 6: 1/1024). An opening rehashes the siblings below that level from the
+    /// codeword, `2^level` KiB per opened path. Levels below 4 (16 KiB) starve BLAKE3's 16-way
+    /// SIMD path, and each level down leaves more of the tree's parents to single compressions,
+    /// so finer levels make the commit slower.
     pub fn with_stored_level(mut self, level: u32) -> Self {
         self.stored_level = level;
         self
