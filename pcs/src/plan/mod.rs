@@ -32,6 +32,8 @@ pub const MIN_TASK_LOG_ROWS: u32 = 6;
 pub const MIN_SPLIT_LOG_ROWS: u32 = 8;
 /// Below 2^12 rows the deep pass is not split for parallelism.
 pub const PARALLEL_FLOOR_LOG_ROWS: u32 = 12;
+/// Bytes of a page: the run length a wide group's rows aim for.
+pub const PAGE_BYTES: usize = 4096;
 /// Budgets used when the pool reports none.
 pub const FALLBACK_BUDGET: WorkerBudget = WorkerBudget {
     l2_bytes: 1 << 20,
@@ -315,22 +317,35 @@ pub fn plan_for(
     let unit_words = l2_unit_bytes / 8;
     let residues_that_fit = |g: u32| floor_log2(unit_words / (n << g).max(1));
     let mut gathered = Vec::with_capacity(passes as usize);
+    // Residues a wide group takes: enough for its rows to be page-long runs (4 KiB: a strided
+    // row shorter than a page costs a TLB entry and a DRAM page per row), at least what the L2
+    // unit holds, never more than the worker's whole L2 share (twice the unit) holds.
+    let page_runs = |_g: u32| ceil_log2(PAGE_BYTES.div_ceil(8 * n));
+    let share_fit = |g: u32| floor_log2((2 * unit_words) / (n << g).max(1));
+    let wide_residues = |g: u32| {
+        residues_that_fit(g)
+            .max(page_runs(g))
+            .min(share_fit(g))
+            .min(MAX_LOG_RESIDUES)
+    };
     let mut wide = config.wide.unwrap_or(false);
     let mut layer = start;
     for (p, &g) in split.iter().enumerate() {
         let log_step = log_d - layer - g;
         if p == 0 && config.wide.is_none() {
-            // The gate: wide when a cache line's worth of adjacent residues (8) fits in the
-            // worker's L2 unit beside the group's 2^g rows.
-            wide = residues_that_fit(g) >= 3;
+            // The gate: wide when the worker's L2 share holds at least two adjacent residues
+            // beside the group's 2^g rows.
+            wide = wide_residues(g) >= 1 && log_step >= 1;
         }
         let source = if p == 0 { message } else { Source::Buffer };
         let blocks_per_group = if source.is_message() { 1 } else { 1usize << layer };
         let mut log_r = if wide {
-            let wanted = config
-                .log_residues
-                .unwrap_or(residues_that_fit(g).clamp(3, MAX_LOG_RESIDUES));
-            wanted.min(log_step)
+            let derived = if config.wide == Some(true) {
+                wide_residues(g).max(3)
+            } else {
+                wide_residues(g)
+            };
+            config.log_residues.unwrap_or(derived).min(log_step)
         } else {
             0
         };
