@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use super::buffer::reserve_codeword;
 use super::commitment::Commitment;
 use super::error::CommitError;
 use super::prover::{CommitTimings, ProverData};
@@ -129,8 +130,7 @@ impl Committer {
         )?;
 
         let words = shape.codeword_words();
-        buffer.clear();
-        buffer.reserve_exact(words);
+        reserve_codeword(&mut buffer, words);
         {
             let _span =
                 tracing::debug_span!("encode", log_rows = shape.log_rows, fused_hash = true).entered();
@@ -139,7 +139,7 @@ impl Committer {
                 .encode(witness, layout, codeword, lanes, log_inv_rate, Some(&hasher))?;
         }
         // SAFETY: `Encoder::encode` returned `Ok`, so it wrote every one of the first `words`
-        // words of the spare capacity, which `reserve_exact` made at least `words` long.
+        // words of the spare capacity, which `reserve_codeword` made at least `words` long.
         unsafe { buffer.set_len(words) };
 
         let busy = hasher.busy_time();
