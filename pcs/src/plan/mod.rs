@@ -258,7 +258,7 @@ pub fn plan_for(
         .map(|b| b.l3_bytes)
         .max()
         .unwrap_or(FALLBACK_BUDGET.l3_bytes);
-    let l2_unit_bytes = config.l2_bytes.unwrap_or(min_l2 / 2).max(64);
+    let l2_unit_bytes = config.l2_bytes.unwrap_or(min_l2).max(64);
     let l3_unit_bytes = config.l3_bytes.unwrap_or(min_l3 / 2).max(l2_unit_bytes);
     let llc_bytes = max_l3.saturating_mul(workers);
     let fit = |bytes: usize| floor_log2(bytes / 8 / n);
@@ -319,7 +319,7 @@ pub fn plan_for(
     let mut gathered = Vec::with_capacity(passes as usize);
     // Residues a wide group takes: enough for its rows to be page-long runs (4 KiB: a strided
     // row shorter than a page costs a TLB entry and a DRAM page per row), at least what the L2
-    // unit holds, never more than the worker's whole L2 share (twice the unit) holds.
+    // unit holds, never more than twice the unit holds.
     let page_runs = |_g: u32| ceil_log2(PAGE_BYTES.div_ceil(8 * n));
     let share_fit = |g: u32| floor_log2((2 * unit_words) / (n << g).max(1));
     let wide_residues = |g: u32| {
@@ -333,8 +333,7 @@ pub fn plan_for(
     for (p, &g) in split.iter().enumerate() {
         let log_step = log_d - layer - g;
         if p == 0 && config.wide.is_none() {
-            // The gate: wide when the worker's L2 share holds at least two adjacent residues
-            // beside the group's 2^g rows.
+            // The gate: wide when at least two adjacent residues fit (see `wide_residues`).
             wide = wide_residues(g) >= 1 && log_step >= 1;
         }
         let source = if p == 0 { message } else { Source::Buffer };
@@ -431,7 +430,7 @@ pub fn plan_for(
         log_fit_l2,
         log_fit_l3,
         wide,
-        stream: config.stream.unwrap_or(codeword_bytes > llc_bytes / 2),
+        stream: config.stream.unwrap_or(codeword_bytes > llc_bytes),
         llc_bytes,
         deep_start,
         gathered,
