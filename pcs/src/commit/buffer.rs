@@ -40,6 +40,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "madvise is a foreign call")]
     fn reserve_keeps_capacity_and_empties() {
         let mut buffer = vec![7u64; 10];
         reserve_codeword(&mut buffer, 5 << 20);
