@@ -358,6 +358,9 @@ pub(crate) fn fence() {
     unsafe { _mm_sfence() };
 }
 
+/// Rows up to this many words (4 KiB) are prefetched one row ahead by [`radix8_rows`].
+const SHORT_ROW_WORDS: usize = 512;
+
 /// A radix-8 group over rows that need not be contiguous: row j of the block (j < 8·seg_rows,
 /// `width` words each) is read at `src + j·src_stride` and written at `dst + j·dst_stride`;
 /// segment k is rows k·seg_rows .. (k+1)·seg_rows. This fuses a gathered group's gather into its
@@ -397,9 +400,10 @@ pub(crate) unsafe fn radix8_rows(
         let s = src.wrapping_add(r * src_stride);
         let d = dst.wrapping_add(r * dst_stride);
         let (s_seg, d_seg) = (seg_rows * src_stride, seg_rows * dst_stride);
-        if src_stride != width && r + 1 < seg_rows {
-            // Strided source rows defeat the hardware prefetchers: fetch the next row of each
-            // segment while this one computes.
+        if src_stride != width && width <= SHORT_ROW_WORDS && r + 1 < seg_rows {
+            // Short strided rows defeat the hardware prefetchers (each is a fresh page): fetch
+            // the next row of each segment while this one computes. Long rows are sequential
+            // runs the prefetchers follow on their own.
             let next = s.wrapping_add(src_stride);
             for k in 0..8 {
                 let row = next.wrapping_add(k * s_seg);

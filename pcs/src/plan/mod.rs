@@ -312,7 +312,14 @@ pub fn plan_for(
     }
     let (deep_start, split) = match best {
         Some((_, deep_start, split)) => (deep_start, split),
-        None => (min_deep_start, Vec::new()),
+        // No gathered pass needed (the smallest deep start always splits when one is).
+        None => {
+            let layers = min_deep_start - start;
+            let split = (0..passes)
+                .map(|p| layers / passes + u32::from(p < layers % passes))
+                .collect();
+            (min_deep_start, split)
+        }
     };
     let unit_words = l2_unit_bytes / 8;
     let residues_that_fit = |g: u32| floor_log2(unit_words / (n << g).max(1));
