@@ -9,6 +9,7 @@
 //!
 //! [`RowSink`]: crate::RowSink
 
+mod buffer;
 mod codec;
 mod codeword;
 mod commitment;
@@ -29,5 +30,5 @@ pub use committer::Committer;
 pub use error::{CommitError, OpenError, ProofDecodeError, RootHexError, VerifyError};
 pub use opening::Opening;
 pub use prover::{CommitTimings, ProverData};
-pub use stream::StreamingHasher;
+pub use stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 pub use verify::verify;

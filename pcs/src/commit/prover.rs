@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::commitment::Commitment;
 use super::error::OpenError;
 use super::node::{le_bytes, subtree_cv};
-use super::opening::{Opening, fold_root, opened_chunks};
+use super::opening::{ChunkSet, Opening, fold_root};
 use super::tree::ChainingTree;
 
 /// Stage times of one commit.
@@ -27,9 +27,10 @@ pub struct CommitTimings {
 
 /// A committed codeword with the chaining values that openings need.
 ///
-/// Memory: the codeword plus the chaining values of every tree node of 2^4 chunks (16 KiB) and
-/// larger, i.e. about 1/256 of the codeword (32 bytes per 16 KiB, doubled for the levels above).
-/// Openings recompute the nodes below from the codeword (at most 16 KiB of hashing per opened
+/// Memory: the codeword plus the chaining values of every tree node of 2^6 chunks (64 KiB) and
+/// larger by default, i.e. about 1/1024 of the codeword (32 bytes per 64 KiB, doubled for the
+/// levels above); see [`Committer::with_stored_level`](super::Committer::with_stored_level).
+/// Openings recompute the nodes below from the codeword (at most 64 KiB of hashing per opened
 /// node).
 #[derive(Clone, Debug)]
 pub struct ProverData {
@@ -83,10 +84,10 @@ impl ProverData {
         let shape = *self.tree.shape();
         let bytes = le_bytes(&self.codeword);
         let row_bytes = 8 * self.commitment.lanes as u64;
-        let chunks = opened_chunks(row_bytes, rows.iter().map(|&r| r as u64));
-        let mut chunk_bytes = Vec::new();
-        let mut leaves = Vec::with_capacity(chunks.len());
-        for &c in &chunks {
+        let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64));
+        let mut chunk_bytes = Vec::with_capacity(chunks.byte_len(&shape) as usize);
+        let mut leaves = Vec::with_capacity(chunks.count() as usize);
+        for c in chunks.iter() {
             let (start, end) = shape.node_bytes(0, c);
             let chunk = &bytes[start as usize..end as usize];
             chunk_bytes.extend_from_slice(chunk);
