@@ -71,9 +71,9 @@ pub fn print_limits(l: &Limits) {
     }
     for h in &l.blake3 {
         println!(
-            "  BLAKE3        {:>7.2} GiB/s one core over {} MiB",
+            "  BLAKE3        {:>7.2} GiB/s one core over {}",
             h.gib_s,
-            h.bytes >> 20
+            size(h.bytes)
         );
     }
     println!();
