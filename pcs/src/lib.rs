@@ -1,6 +1,13 @@
 //! Reed-Solomon encoding of interleaved GF(2^64) lanes by the additive NTT (Lin-Chung-Han novel
 //! polynomial basis), and a BLAKE3 commitment hashed while rows are still in cache.
 
+pub mod commit;
+pub mod encoder;
+pub mod plan;
+pub mod reference;
 pub mod sink;
+pub mod twiddle;
 
+pub use encoder::{EncodeError, Encoder, MessageLayout, Shape};
+pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use sink::RowSink;

@@ -1,0 +1,33 @@
+//! The BLAKE3 commitment to a codeword: streaming hashing, prover data, openings and verification.
+//!
+//! The root is the standard, unkeyed BLAKE3 hash of the codeword bytes (rows in order, lanes in
+//! order, every word little-endian), so `b3sum` of a saved codeword prints it. It is computed
+//! while the encoder produces the rows: [`StreamingHasher`] is the encoder's [`RowSink`] and hashes
+//! each block as BLAKE3 subtrees in the task that finished it (see [`stream`] for the protocol).
+//! Openings carry the opened rows' 1 KiB chunks and the sibling chaining values up to the root;
+//! [`verify`] recomputes the root. Formats: `docs/FORMAT.md`.
+//!
+//! [`RowSink`]: crate::RowSink
+
+mod codec;
+mod codeword;
+mod commitment;
+mod committer;
+mod error;
+mod hex_serde;
+mod node;
+mod opening;
+mod prover;
+mod shape;
+pub mod stream;
+mod tree;
+mod verify;
+
+pub use codeword::commit_codeword;
+pub use commitment::Commitment;
+pub use committer::Committer;
+pub use error::{CommitError, OpenError, ProofDecodeError, RootHexError, VerifyError};
+pub use opening::Opening;
+pub use prover::{CommitTimings, ProverData};
+pub use stream::StreamingHasher;
+pub use verify::verify;

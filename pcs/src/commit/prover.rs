@@ -1,0 +1,118 @@
+//! What a prover keeps after a commit, and how it opens rows.
+
+use std::time::Duration;
+
+use super::commitment::Commitment;
+use super::error::OpenError;
+use super::node::{le_bytes, subtree_cv};
+use super::opening::{Opening, fold_root, opened_chunks};
+use super::tree::ChainingTree;
+
+/// Stage times of one commit.
+///
+/// Hashing is fused into the encode (each block is hashed by the task that finished it), so the
+/// two stages overlap in wall time. They are attributed as follows:
+/// `hash` = time spent inside the row sink (hashing, stitching, merging) summed over all workers
+/// ÷ the number of workers; `encode` = `total − hash`; `total` = wall time of the whole commit,
+/// from the call to the returned commitment (codeword allocation included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CommitTimings {
+    /// Wall time not attributed to hashing.
+    pub encode: Duration,
+    /// Hashing time per worker.
+    pub hash: Duration,
+    /// Wall time of the commit.
+    pub total: Duration,
+}
+
+/// A committed codeword with the chaining values that openings need.
+///
+/// Memory: the codeword plus the chaining values of every tree node of 2^4 chunks (16 KiB) and
+/// larger, i.e. about 1/256 of the codeword (32 bytes per 16 KiB, doubled for the levels above).
+/// Openings recompute the nodes below from the codeword (at most 16 KiB of hashing per opened
+/// node).
+#[derive(Clone, Debug)]
+pub struct ProverData {
+    pub(crate) codeword: Vec<u64>,
+    pub(crate) commitment: Commitment,
+    pub(crate) tree: ChainingTree,
+    pub(crate) timings: CommitTimings,
+}
+
+impl ProverData {
+    /// The codeword, row-major (`rows × lanes` words).
+    pub fn codeword(&self) -> &[u64] {
+        &self.codeword
+    }
+
+    /// The commitment to [`codeword`](Self::codeword).
+    pub fn commitment(&self) -> &Commitment {
+        &self.commitment
+    }
+
+    /// Stage times of the commit that made this.
+    pub fn timings(&self) -> CommitTimings {
+        self.timings
+    }
+
+    /// Bytes held besides the codeword (the stored chaining values).
+    pub fn tree_bytes(&self) -> usize {
+        self.tree.stored_bytes()
+    }
+
+    /// Hands the codeword buffer back, to be reused by the next commit.
+    pub fn into_codeword(self) -> Vec<u64> {
+        self.codeword
+    }
+
+    /// Opens `rows` (any order, repeats allowed): the opening carries the chunks that hold them
+    /// and the sibling chaining values up to the root.
+    ///
+    /// # Errors
+    /// [`OpenError::NoRows`] for an empty list, [`OpenError::RowOutOfRange`] for an index past
+    /// the last row.
+    pub fn open(&self, rows: &[usize]) -> Result<Opening, OpenError> {
+        let _span = tracing::debug_span!("open", rows = rows.len()).entered();
+        let n_rows = self.codeword.len() / self.commitment.lanes;
+        if rows.is_empty() {
+            return Err(OpenError::NoRows);
+        }
+        if let Some(&row) = rows.iter().find(|&&row| row >= n_rows) {
+            return Err(OpenError::RowOutOfRange { row, rows: n_rows });
+        }
+        let shape = *self.tree.shape();
+        let bytes = le_bytes(&self.codeword);
+        let row_bytes = 8 * self.commitment.lanes as u64;
+        let chunks = opened_chunks(row_bytes, rows.iter().map(|&r| r as u64));
+        let mut chunk_bytes = Vec::new();
+        let mut leaves = Vec::with_capacity(chunks.len());
+        for &c in &chunks {
+            let (start, end) = shape.node_bytes(0, c);
+            let chunk = &bytes[start as usize..end as usize];
+            chunk_bytes.extend_from_slice(chunk);
+            if shape.top() > 0 {
+                leaves.push((c, subtree_cv(start, chunk)));
+            }
+        }
+        let mut siblings = Vec::new();
+        if shape.top() > 0 {
+            let root = fold_root(&shape, leaves, |h, i| {
+                let cv = self.tree.node_cv(h, i, &bytes);
+                siblings.push(cv);
+                Ok::<_, std::convert::Infallible>(cv)
+            });
+            debug_assert_eq!(
+                root.ok(),
+                Some(self.commitment.root),
+                "stored tree disagrees with the root"
+            );
+        }
+        Ok(Opening {
+            log_rows: self.commitment.log_rows,
+            lanes: self.commitment.lanes as u64,
+            rows: rows.iter().map(|&r| r as u64).collect(),
+            chunks: chunk_bytes,
+            siblings,
+        })
+    }
+}

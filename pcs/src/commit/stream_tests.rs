@@ -1,0 +1,146 @@
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::*;
+
+fn random_codeword(rng: &mut ChaCha8Rng, words: usize) -> Vec<u64> {
+    (0..words).map(|_| rng.random()).collect()
+}
+
+fn blake3_of(words: &[u64]) -> [u8; 32] {
+    *blake3::hash(&le_bytes(words)).as_bytes()
+}
+
+/// Feeds every block of `codeword` in a random order from `threads` threads.
+fn stream(
+    codeword: &[u64],
+    log_rows: u32,
+    lanes: usize,
+    log_block_rows: u32,
+    threads: usize,
+    seed: u64,
+) -> StreamingHasher {
+    let hasher = StreamingHasher::new(log_rows, lanes, log_block_rows).expect("valid shape");
+    let block_words = lanes << log_block_rows;
+    let mut order: Vec<usize> = (0..1 << (log_rows - log_block_rows)).collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some(&block) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    hasher.absorb(
+                        block << log_block_rows,
+                        &codeword[block * block_words..][..block_words],
+                    );
+                }
+            });
+        }
+    });
+    hasher
+}
+
+/// Every stored chaining value equals the node hashed directly from its bytes.
+fn check_tree(tree: &ChainingTree, codeword: &[u64]) {
+    let bytes = le_bytes(codeword);
+    let shape = tree.shape();
+    for h in 0..shape.top() {
+        for i in 0..shape.level_len(h) {
+            let (start, end) = shape.node_bytes(h, i);
+            let direct = subtree_cv(start, &bytes[start as usize..end as usize]);
+            assert_eq!(tree.node_cv(h, i, &bytes), direct, "node ({h}, {i})");
+        }
+    }
+}
+
+#[test]
+fn streamed_root_is_blake3_of_codeword_for_all_lane_counts_and_blocks() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for lanes in 1..=70usize {
+        for log_rows in [0u32, 1, 2, 3, 4, 5, 7, 9] {
+            let codeword = random_codeword(&mut rng, lanes << log_rows);
+            let expected = blake3_of(&codeword);
+            for log_block_rows in 0..=log_rows {
+                let seed = rng.random();
+                let hasher = stream(&codeword, log_rows, lanes, log_block_rows, 3, seed);
+                assert_eq!(
+                    hasher.finish(),
+                    Ok(expected),
+                    "lanes {lanes}, log_rows {log_rows}, log_block_rows {log_block_rows}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn streamed_root_matches_on_larger_codewords_and_keeps_a_correct_tree() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for (lanes, log_rows) in [
+        (64usize, 12u32),
+        (3, 14),
+        (17, 11),
+        (1, 15),
+        (70, 10),
+        (128, 9),
+        (5, 13),
+    ] {
+        let codeword = random_codeword(&mut rng, lanes << log_rows);
+        let expected = blake3_of(&codeword);
+        for log_block_rows in [0, 1, 3, 5, 6, 8, log_rows] {
+            let log_block_rows = log_block_rows.min(log_rows);
+            let hasher = stream(&codeword, log_rows, lanes, log_block_rows, 4, rng.random());
+            let (root, tree) = hasher.into_tree(0).expect("complete");
+            assert_eq!(
+                root, expected,
+                "lanes {lanes}, log_rows {log_rows}, log_block_rows {log_block_rows}"
+            );
+            check_tree(&tree, &codeword);
+        }
+    }
+}
+
+#[test]
+fn finish_reports_missing_blocks() {
+    let hasher = StreamingHasher::new(4, 3, 1).expect("valid");
+    let codeword = vec![7u64; 3 << 4];
+    for block in 0..7 {
+        hasher.absorb(block << 1, &codeword[block * 6..][..6]);
+    }
+    assert_eq!(
+        hasher.finish(),
+        Err(CommitError::IncompleteStream {
+            absorbed: 7,
+            blocks: 8
+        })
+    );
+}
+
+#[test]
+#[should_panic(expected = "handed over twice")]
+fn a_block_handed_over_twice_is_a_contract_violation() {
+    let hasher = StreamingHasher::new(4, 3, 1).expect("valid");
+    let block = [1u64; 6];
+    hasher.absorb(2, &block);
+    hasher.absorb(2, &block);
+}
+
+#[test]
+#[should_panic(expected = "contract broken")]
+fn a_misaligned_block_is_a_contract_violation() {
+    let hasher = StreamingHasher::new(4, 3, 1).expect("valid");
+    hasher.absorb(1, &[1u64; 6]);
+}
+
+#[test]
+fn shapes_that_cannot_exist_are_errors() {
+    assert_eq!(StreamingHasher::new(4, 0, 1).err(), Some(CommitError::ZeroLanes));
+    assert!(matches!(
+        StreamingHasher::new(4, 3, 5),
+        Err(CommitError::BlockLargerThanCodeword { .. })
+    ));
+    assert_eq!(StreamingHasher::new(63, 64, 1).err(), Some(CommitError::TooLarge));
+}

@@ -1,0 +1,370 @@
+//! Runs a [`Plan`]'s passes as task graphs on the pool.
+//!
+//! ```text
+//!  gathered pass (per group):  gather 2^g strided rows ─► scratch ─► g layers ─► scatter
+//!  deep pass (per task):       sub-blocks in place (or message ─► scratch) ─► layers ─► sink
+//! ```
+//!
+//! Passes are separated by the end of their graph: a deep sub-block needs every group of the
+//! gathered pass before it.
+
+use super::lanes::gather_lane_rows;
+use super::layers::{forward_layers, inverse_layers};
+use super::rows::SharedRows;
+use crate::plan::{DeepPass, GatheredPass, Plan, Source};
+use crate::sink::RowSink;
+use ntt_kernels::Backend;
+use ntt_runtime::{TaskContext, TaskPanic, ThreadPool};
+use std::ops::Range;
+
+/// Where the message is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Message<'a> {
+    /// Row-major in the first 1/2^r of the buffer.
+    InPlace,
+    Rows(&'a [u64]),
+    Lanes(&'a [u64]),
+}
+
+/// One encode (or inverse) in progress.
+pub(crate) struct Run<'a> {
+    pub backend: Backend,
+    pub plan: &'a Plan,
+    pub dst: SharedRows,
+    pub msg: Message<'a>,
+    pub sink: Option<&'a dyn RowSink>,
+}
+
+/// Splits `0..count` into about four ranges per worker and runs `f` on each as a task.
+fn run_chunks(
+    pool: &ThreadPool,
+    count: usize,
+    f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
+) -> Result<(), TaskPanic> {
+    let grain = count.div_ceil(4 * pool.num_workers().max(1)).max(1);
+    let f = &f;
+    pool.try_run(|g| {
+        let mut start = 0;
+        while start < count {
+            let end = (start + grain).min(count);
+            g.add(move |ctx| f(start..end, ctx));
+            start = end;
+        }
+    })
+}
+
+impl Run<'_> {
+    fn lanes(&self) -> usize {
+        self.plan.shape.lanes
+    }
+    fn log_rows(&self) -> u32 {
+        self.plan.shape.log_rows
+    }
+    fn msg_log_rows(&self) -> u32 {
+        self.plan.shape.log_rows - self.plan.shape.log_inv_rate
+    }
+
+    /// Copies message rows `first_row ..` (as many as fit `out`) into `out`.
+    ///
+    /// # Safety
+    /// For an in-place message, no task may write those rows of replica 0 meanwhile.
+    unsafe fn read_message_rows(&self, first_row: usize, out: &mut [u64]) {
+        let n = self.lanes();
+        match self.msg {
+            Message::Rows(m) => out.copy_from_slice(&m[first_row * n..first_row * n + out.len()]),
+            Message::Lanes(m) => gather_lane_rows(
+                self.backend,
+                m,
+                n,
+                1 << self.msg_log_rows(),
+                first_row,
+                out.len() / n,
+                out,
+            ),
+            // SAFETY: replica 0 holds the initialised message; not written meanwhile (caller).
+            Message::InPlace => unsafe { self.dst.read(first_row * n, out) },
+        }
+    }
+
+    /// Writes the 2^g rows of a group back: row i to buffer row `base + i·step`.
+    ///
+    /// # Safety
+    /// Those rows must belong to this task.
+    unsafe fn scatter(&self, group: &[u64], width: usize, base: usize, step: usize) {
+        let n = self.lanes();
+        for (i, row) in group.chunks_exact(width).enumerate() {
+            // SAFETY: the group's rows are this task's (caller).
+            unsafe { self.dst.write((base + i * step) * n, row) };
+        }
+    }
+
+    /// Runs every pass of the forward transform.
+    pub(crate) fn forward(&self, pool: &ThreadPool) -> Result<(), TaskPanic> {
+        if self.plan.replicate_only {
+            self.replicate(pool)?;
+        }
+        for pass in &self.plan.gathered {
+            self.gathered(pool, pass)?;
+        }
+        if let Some(deep) = &self.plan.deep {
+            self.deep(pool, deep)?;
+        }
+        if !self.plan.sink.fused
+            && let Some(sink) = self.sink
+        {
+            self.sink_blocks(pool, sink)?;
+        }
+        Ok(())
+    }
+
+    /// r = log_rows: every codeword row is the single message row.
+    fn replicate(&self, pool: &ThreadPool) -> Result<(), TaskPanic> {
+        let n = self.lanes();
+        let mut row = vec![0u64; n];
+        // SAFETY: no task runs yet; replica 0 holds the message when it is in place.
+        unsafe { self.read_message_rows(0, &mut row) };
+        let row = &row;
+        run_chunks(pool, 1 << self.log_rows(), |rows, _| {
+            for r in rows {
+                // SAFETY: each row belongs to exactly one chunk.
+                unsafe { self.dst.write(r * n, row) };
+            }
+        })
+    }
+
+    fn gathered(&self, pool: &ThreadPool, pass: &GatheredPass) -> Result<(), TaskPanic> {
+        let n = self.lanes();
+        let log_d = self.log_rows();
+        let (first, end) = (pass.first_layer, pass.end_layer());
+        let width = n << pass.log_residues;
+        let group_words = width << pass.log_group_rows;
+        let step = 1usize << pass.log_step;
+        let log_block_rows = log_d - first;
+        let blocks = 1usize << first;
+        let groups_per_block = step >> pass.log_residues;
+        let from_message = pass.source.is_message();
+        let scratch_words = if from_message && blocks > 1 {
+            2 * group_words
+        } else {
+            group_words
+        };
+        run_chunks(pool, pass.groups, |range, ctx| {
+            ctx.with_scratch(scratch_words, |scratch| {
+                for group in range {
+                    if from_message {
+                        // One residue group of the message, transformed in every block (each
+                        // block is a replica of the message), block 0 last: with an in-place
+                        // message, block 0 holds the rows this task still reads.
+                        let residue = group << pass.log_residues;
+                        let (gathered, work) = scratch.split_at_mut(group_words);
+                        for (i, row) in gathered.chunks_exact_mut(width).enumerate() {
+                            // SAFETY: these message rows are this group's residues; only this
+                            // task writes them, after its last read (block 0 last).
+                            unsafe { self.read_message_rows(residue + i * step, row) };
+                        }
+                        for block in (0..blocks).rev() {
+                            let buf = if block == 0 {
+                                &mut *gathered
+                            } else {
+                                work[..group_words].copy_from_slice(gathered);
+                                &mut work[..group_words]
+                            };
+                            forward_layers(self.backend, buf, width, first, end, log_d, block as u64);
+                            // SAFETY: the group's rows in this block are this task's.
+                            unsafe { self.scatter(buf, width, (block << log_block_rows) + residue, step) };
+                        }
+                    } else {
+                        let block = group / groups_per_block;
+                        let residue = (group % groups_per_block) << pass.log_residues;
+                        let base = (block << log_block_rows) + residue;
+                        let buf = &mut scratch[..group_words];
+                        for (i, row) in buf.chunks_exact_mut(width).enumerate() {
+                            // SAFETY: written by the previous pass; this group's rows are only
+                            // this task's during this pass.
+                            unsafe { self.dst.read((base + i * step) * n, row) };
+                        }
+                        forward_layers(self.backend, buf, width, first, end, log_d, block as u64);
+                        // SAFETY: as above.
+                        unsafe { self.scatter(buf, width, base, step) };
+                    }
+                }
+            })
+        })
+    }
+
+    fn deep(&self, pool: &ThreadPool, deep: &DeepPass) -> Result<(), TaskPanic> {
+        let n = self.lanes();
+        let task_log_rows = deep.log_sub_rows + deep.log_subs_per_task;
+        let task_words = n << task_log_rows;
+        let inner_words = if deep.inner_log_group_rows > 0 {
+            n << (deep.inner_log_group_rows + deep.inner_log_residues)
+        } else {
+            0
+        };
+        let in_place = |ctx: &TaskContext<'_>, t: usize| {
+            // SAFETY: the task's rows are initialised (written by the previous pass, or the
+            // in-place message) and belong to this task alone.
+            let rows = unsafe { self.dst.slice_mut(t * task_words, task_words) };
+            ctx.with_scratch(inner_words, |inner| {
+                self.deep_task(deep, rows, t << task_log_rows, inner)
+            });
+        };
+        if deep.source == Source::Buffer {
+            return run_chunks(pool, deep.tasks, |range, ctx| {
+                range.for_each(|t| in_place(ctx, t))
+            });
+        }
+        // The deep pass reads the message: a task lies inside one replica and reads the rows at
+        // its offset in replica 0. With the message in place, a replica-0 task runs in place
+        // after every task that reads its rows.
+        let msg_mask = (1usize << self.msg_log_rows()) - 1;
+        let from_message = |ctx: &TaskContext<'_>, t: usize| {
+            let first_row = t << task_log_rows;
+            ctx.with_scratch(task_words + inner_words, |scratch| {
+                let (rows, inner) = scratch.split_at_mut(task_words);
+                // SAFETY: replica 0's rows at this offset are written only by the replica-0
+                // task, which waits for this one.
+                unsafe { self.read_message_rows(first_row & msg_mask, rows) };
+                self.deep_task(deep, rows, first_row, inner);
+                // SAFETY: the task's rows belong to this task alone.
+                unsafe { self.dst.write(first_row * n, rows) };
+            });
+        };
+        let in_place_message = matches!(self.msg, Message::InPlace);
+        let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate;
+        let (in_place, from_message) = (&in_place, &from_message);
+        pool.try_run(|g| {
+            let ids: Vec<_> = (0..deep.tasks)
+                .map(|t| {
+                    if in_place_message && t < tasks_per_replica {
+                        g.add(move |ctx| in_place(ctx, t))
+                    } else {
+                        g.add(move |ctx| from_message(ctx, t))
+                    }
+                })
+                .collect();
+            if in_place_message {
+                for (t, &reader) in ids.iter().enumerate().skip(tasks_per_replica) {
+                    g.depend(reader, ids[t % tasks_per_replica]);
+                }
+            }
+        })
+    }
+
+    /// Runs the deep layers on one task's rows (`rows` starts at codeword row `first_row`) and
+    /// hands them to the sink.
+    fn deep_task(&self, deep: &DeepPass, rows: &mut [u64], first_row: usize, inner: &mut [u64]) {
+        let n = self.lanes();
+        let log_d = self.log_rows();
+        let sub_words = n << deep.log_sub_rows;
+        for (j, sub) in rows.chunks_exact_mut(sub_words).enumerate() {
+            let sub_index = (first_row >> deep.log_sub_rows) + j;
+            if deep.inner_log_group_rows == 0 {
+                forward_layers(
+                    self.backend,
+                    sub,
+                    n,
+                    deep.first_layer,
+                    log_d,
+                    log_d,
+                    sub_index as u64,
+                );
+            } else {
+                self.l3_sub_block(deep, sub, sub_index, inner);
+            }
+        }
+        if deep.inner_log_group_rows == 0
+            && let Some(sink) = self.sink
+        {
+            sink.absorb(first_row, rows);
+        }
+    }
+
+    /// An L3-sized sub-block: its first layers as in-cache gathered groups, then L2-sized pieces
+    /// that finish their rows and hand them to the sink while in L2.
+    fn l3_sub_block(&self, deep: &DeepPass, sub: &mut [u64], sub_index: usize, group: &mut [u64]) {
+        let n = self.lanes();
+        let log_d = self.log_rows();
+        let g = deep.inner_log_group_rows;
+        let width = n << deep.inner_log_residues;
+        let log_piece = deep.log_piece_rows();
+        let step = 1usize << log_piece;
+        let (first, mid) = (deep.first_layer, deep.first_layer + g);
+        for residue in (0..step).step_by(1 << deep.inner_log_residues) {
+            for (i, row) in group.chunks_exact_mut(width).enumerate() {
+                let at = (residue + i * step) * n;
+                row.copy_from_slice(&sub[at..at + width]);
+            }
+            forward_layers(self.backend, group, width, first, mid, log_d, sub_index as u64);
+            for (i, row) in group.chunks_exact(width).enumerate() {
+                let at = (residue + i * step) * n;
+                sub[at..at + width].copy_from_slice(row);
+            }
+        }
+        let first_row = sub_index << deep.log_sub_rows;
+        for (p, piece) in sub.chunks_exact_mut(n << log_piece).enumerate() {
+            let piece_index = (sub_index << g) + p;
+            forward_layers(self.backend, piece, n, mid, log_d, log_d, piece_index as u64);
+            if let Some(sink) = self.sink {
+                sink.absorb(first_row + (p << log_piece), piece);
+            }
+        }
+    }
+
+    /// Hands the finished buffer to the sink in blocks (when no deep task could).
+    fn sink_blocks(&self, pool: &ThreadPool, sink: &dyn RowSink) -> Result<(), TaskPanic> {
+        let n = self.lanes();
+        let log_block = self.plan.sink.log_block_rows;
+        let block_words = n << log_block;
+        run_chunks(pool, 1 << (self.log_rows() - log_block), |range, _| {
+            for b in range {
+                // SAFETY: every pass has finished; nothing writes the buffer any more.
+                let rows = unsafe { self.dst.slice(b * block_words, block_words) };
+                sink.absorb(b << log_block, rows);
+            }
+        })
+    }
+
+    /// The inverse transform with the plan's geometry in reverse: deep pass first, then the
+    /// gathered passes from last to first. Every source is the buffer itself.
+    pub(crate) fn inverse(&self, pool: &ThreadPool) -> Result<(), TaskPanic> {
+        let n = self.lanes();
+        let log_d = self.log_rows();
+        if let Some(deep) = &self.plan.deep {
+            let sub_words = n << deep.log_sub_rows;
+            run_chunks(pool, 1 << deep.first_layer, |range, _| {
+                for s in range {
+                    // SAFETY: initialised by the caller; sub-block `s` is this task's alone.
+                    let sub = unsafe { self.dst.slice_mut(s * sub_words, sub_words) };
+                    inverse_layers(self.backend, sub, n, deep.first_layer, log_d, log_d, s as u64);
+                }
+            })?;
+        }
+        for pass in self.plan.gathered.iter().rev() {
+            let (first, end) = (pass.first_layer, pass.end_layer());
+            let width = n << pass.log_residues;
+            let group_words = width << pass.log_group_rows;
+            let step = 1usize << pass.log_step;
+            let log_block_rows = log_d - first;
+            let groups_per_block = step >> pass.log_residues;
+            let groups = groups_per_block << first;
+            run_chunks(pool, groups, |range, ctx| {
+                ctx.with_scratch(group_words, |buf| {
+                    for group in range {
+                        let block = group / groups_per_block;
+                        let base =
+                            (block << log_block_rows) + ((group % groups_per_block) << pass.log_residues);
+                        for (i, row) in buf.chunks_exact_mut(width).enumerate() {
+                            // SAFETY: initialised; this group's rows are this task's alone.
+                            unsafe { self.dst.read((base + i * step) * n, row) };
+                        }
+                        inverse_layers(self.backend, buf, width, first, end, log_d, block as u64);
+                        // SAFETY: as above.
+                        unsafe { self.scatter(buf, width, base, step) };
+                    }
+                })
+            })?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,244 @@
+//! The Reed-Solomon encoder: interleaved lanes, rate 1/2^r by the replication trick, passes
+//! planned from the machine's cache budgets and run on the task-graph runtime.
+//!
+//! Layout: the codeword has 2^log_rows rows of `lanes` words, word `row·lanes + lane`; codeword
+//! lane t encodes message lane t. The message is 2^(log_rows − r) rows (row-major) or `lanes`
+//! contiguous blocks of that many words (lane-major).
+//!
+//! Aliasing: the separate-message entry points take `&[u64]` and `&mut [MaybeUninit<u64>]`, which
+//! safe Rust cannot make overlap, so message and codeword are always distinct memory.
+
+mod exec;
+mod lanes;
+mod layers;
+mod rows;
+mod shape;
+
+pub use shape::{MessageLayout, Shape};
+
+use crate::plan::{Plan, PlanConfig, plan_for};
+use crate::sink::RowSink;
+use exec::{Message, Run};
+use ntt_kernels::Backend;
+use ntt_runtime::ThreadPool;
+use rows::SharedRows;
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+/// Largest supported codeword, in rows (as a log): the twiddle table has 63 rows.
+pub const MAX_LOG_ROWS: u32 = 62;
+
+/// Why an encode was refused. Nothing is written when one of these is returned, except for
+/// [`EncodeError::TaskPanicked`].
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EncodeError {
+    #[error("lane count must be at least 1")]
+    ZeroLanes,
+    #[error("buffer of {len} words is not a whole number of rows of {lanes} lanes")]
+    RaggedRows { len: usize, lanes: usize },
+    #[error("{rows} rows is not a power of two")]
+    RowsNotPowerOfTwo { rows: usize },
+    #[error("2^{log_rows} rows is more than the supported 2^{MAX_LOG_ROWS}")]
+    TooManyRows { log_rows: u32 },
+    #[error("log inverse rate {log_inv_rate} exceeds log rows {log_rows}")]
+    RateTooLow { log_inv_rate: u32, log_rows: u32 },
+    #[error("message has {actual} words, expected {expected} (codeword words / 2^r)")]
+    MessageLength { expected: usize, actual: usize },
+    #[error("a task panicked during the encode (the codeword is incomplete): {0}")]
+    TaskPanicked(String),
+}
+
+/// Encodes interleaved lanes; cheap to clone (the pool is shared).
+#[derive(Clone, Debug)]
+pub struct Encoder {
+    pool: Arc<ThreadPool>,
+    backend: Backend,
+    config: PlanConfig,
+}
+
+/// The shape of a `len`-word buffer of `lanes` lanes at rate 1/2^log_inv_rate.
+fn shape_of(len: usize, lanes: usize, log_inv_rate: u32) -> Result<Shape, EncodeError> {
+    if lanes == 0 {
+        return Err(EncodeError::ZeroLanes);
+    }
+    if !len.is_multiple_of(lanes) {
+        return Err(EncodeError::RaggedRows { len, lanes });
+    }
+    let rows = len / lanes;
+    if !rows.is_power_of_two() {
+        return Err(EncodeError::RowsNotPowerOfTwo { rows });
+    }
+    let log_rows = rows.trailing_zeros();
+    if log_rows > MAX_LOG_ROWS {
+        return Err(EncodeError::TooManyRows { log_rows });
+    }
+    if log_inv_rate > log_rows {
+        return Err(EncodeError::RateTooLow {
+            log_inv_rate,
+            log_rows,
+        });
+    }
+    Ok(Shape {
+        log_rows,
+        lanes,
+        log_inv_rate,
+    })
+}
+
+impl Encoder {
+    /// An encoder running on `pool` with `backend`'s kernels and topology-derived plans.
+    pub fn new(pool: Arc<ThreadPool>, backend: Backend) -> Self {
+        Self {
+            pool,
+            backend,
+            config: PlanConfig::default(),
+        }
+    }
+
+    /// Forces planner values (tuning experiments, saved wisdom).
+    pub fn with_config(mut self, config: PlanConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    pub fn pool(&self) -> &Arc<ThreadPool> {
+        &self.pool
+    }
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+    pub fn config(&self) -> &PlanConfig {
+        &self.config
+    }
+
+    fn plan_inner(&self, shape: Shape, layout: Option<MessageLayout>) -> Plan {
+        plan_for(
+            shape,
+            layout,
+            self.pool.num_workers(),
+            self.pool.budgets(),
+            self.backend,
+            &self.config,
+        )
+    }
+
+    /// The plan an encode of a separate message of this shape and layout would run.
+    ///
+    /// # Errors
+    /// A shape that cannot be encoded (zero lanes, too many rows, r > log_rows).
+    pub fn plan(&self, shape: Shape, layout: MessageLayout) -> Result<Plan, EncodeError> {
+        if shape.log_rows > MAX_LOG_ROWS {
+            return Err(EncodeError::TooManyRows {
+                log_rows: shape.log_rows,
+            });
+        }
+        shape_of(shape.codeword_words(), shape.lanes, shape.log_inv_rate)?;
+        Ok(self.plan_inner(shape, Some(layout)))
+    }
+
+    /// The plan [`Encoder::encode_in_place`] would run.
+    ///
+    /// # Errors
+    /// As for [`Encoder::plan`].
+    pub fn plan_in_place(&self, shape: Shape) -> Result<Plan, EncodeError> {
+        if shape.log_rows > MAX_LOG_ROWS {
+            return Err(EncodeError::TooManyRows {
+                log_rows: shape.log_rows,
+            });
+        }
+        shape_of(shape.codeword_words(), shape.lanes, shape.log_inv_rate)?;
+        Ok(self.plan_inner(shape, None))
+    }
+
+    fn run(&self, run: &Run<'_>) -> Result<(), EncodeError> {
+        run.forward(&self.pool)
+            .map_err(|p| EncodeError::TaskPanicked(p.to_string()))
+    }
+
+    /// Encodes in place: the row-major message is in `data[..data.len() >> log_inv_rate]`; on
+    /// return `data` is the codeword. `sink` receives every finished row exactly once.
+    ///
+    /// # Errors
+    /// Bad shapes (see [`EncodeError`]); nothing is written then.
+    pub fn encode_in_place(
+        &self,
+        data: &mut [u64],
+        lanes: usize,
+        log_inv_rate: u32,
+        sink: Option<&dyn RowSink>,
+    ) -> Result<(), EncodeError> {
+        let shape = shape_of(data.len(), lanes, log_inv_rate)?;
+        let plan = self.plan_inner(shape, None);
+        // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
+        // view.
+        let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
+        self.run(&Run {
+            backend: self.backend,
+            plan: &plan,
+            dst,
+            msg: Message::InPlace,
+            sink,
+        })
+    }
+
+    /// Encodes a separate message into `codeword` (which may be uninitialised; every word is
+    /// written). `msg.len() << log_inv_rate` must equal `codeword.len()`.
+    ///
+    /// # Errors
+    /// Bad shapes or lengths (see [`EncodeError`]); nothing is written then.
+    pub fn encode(
+        &self,
+        msg: &[u64],
+        layout: MessageLayout,
+        codeword: &mut [MaybeUninit<u64>],
+        lanes: usize,
+        log_inv_rate: u32,
+        sink: Option<&dyn RowSink>,
+    ) -> Result<(), EncodeError> {
+        let shape = shape_of(codeword.len(), lanes, log_inv_rate)?;
+        if msg.len() != shape.message_words() {
+            return Err(EncodeError::MessageLength {
+                expected: shape.message_words(),
+                actual: msg.len(),
+            });
+        }
+        let plan = self.plan_inner(shape, Some(layout));
+        // SAFETY: `codeword` is borrowed mutably for the whole encode and accessed only through
+        // the view, which writes every word before reading it; `MaybeUninit<u64>` has the
+        // layout of `u64`.
+        let dst = unsafe { SharedRows::new(codeword.as_mut_ptr().cast::<u64>(), codeword.len()) };
+        let msg = match layout {
+            MessageLayout::Rows => Message::Rows(msg),
+            MessageLayout::Lanes => Message::Lanes(msg),
+        };
+        self.run(&Run {
+            backend: self.backend,
+            plan: &plan,
+            dst,
+            msg,
+            sink,
+        })
+    }
+
+    /// The inverse of the full transform (interpolation): codeword rows in, novel-basis
+    /// coefficients out, in place. `inverse(encode(m))` is `m` followed by zero rows.
+    ///
+    /// # Errors
+    /// Bad shapes (see [`EncodeError`]); nothing is written then.
+    pub fn inverse_in_place(&self, data: &mut [u64], lanes: usize) -> Result<(), EncodeError> {
+        let shape = shape_of(data.len(), lanes, 0)?;
+        let plan = self.plan_inner(shape, None);
+        // SAFETY: `data` is borrowed mutably for the whole call and accessed only through the
+        // view.
+        let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
+        Run {
+            backend: self.backend,
+            plan: &plan,
+            dst,
+            msg: Message::InPlace,
+            sink: None,
+        }
+        .inverse(&self.pool)
+        .map_err(|p| EncodeError::TaskPanicked(p.to_string()))
+    }
+}

@@ -1,0 +1,165 @@
+//! A plan as a readable explanation and as a one-line summary.
+
+use super::{DeepBudget, Plan, Source};
+use core::fmt;
+
+fn bytes(b: usize) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = b as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if value.fract() == 0.0 {
+        format!("{value} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+fn source(s: Source) -> &'static str {
+    match s {
+        Source::Buffer => "the buffer",
+        Source::InPlaceMessage => "the message in replica 0 of the buffer",
+        Source::MessageRows => "the row-major message",
+        Source::MessageLanes => "the lane-major message in place (8×8 register transposes)",
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.shape;
+        let input = match self.layout {
+            None => "message in place".to_owned(),
+            Some(l) => format!("{l} message"),
+        };
+        writeln!(
+            f,
+            "plan: {s} ({input}), {} worker(s), backend {:?}",
+            self.workers, self.backend
+        )?;
+        writeln!(
+            f,
+            "  budgets: L2 unit {} (2^{} rows), L3 unit {} (2^{} rows); gate: {}; stores: {} (buffer {} vs LLC {})",
+            bytes(self.l2_unit_bytes),
+            self.log_fit_l2,
+            bytes(self.l3_unit_bytes),
+            self.log_fit_l3,
+            if self.wide { "wide" } else { "narrow" },
+            if self.stream { "streaming" } else { "cached" },
+            bytes(s.codeword_words() * 8),
+            bytes(self.llc_bytes),
+        )?;
+        if s.log_inv_rate > 0 && !self.replicate_only {
+            writeln!(
+                f,
+                "  layers 0..{}: copies (replication trick), never written",
+                s.log_inv_rate
+            )?;
+        }
+        let mut pass = 1;
+        for g in &self.gathered {
+            let reps = if g.source.is_message() {
+                format!(
+                    ", each done in all {} blocks (block 0 last)",
+                    1usize << g.first_layer
+                )
+            } else {
+                String::new()
+            };
+            writeln!(
+                f,
+                "  pass {pass} gathered: layers {}..{}: {} groups of 2^{} rows × {} residue(s), stride 2^{} rows, {} per group{reps}; reads {}, writes the buffer",
+                g.first_layer,
+                g.end_layer(),
+                g.groups,
+                g.log_group_rows,
+                1usize << g.log_residues,
+                g.log_step,
+                bytes(g.group_bytes),
+                source(g.source),
+            )?;
+            pass += 1;
+        }
+        if self.replicate_only {
+            writeln!(
+                f,
+                "  pass {pass}: every layer is a copy; each row is the message row"
+            )?;
+        }
+        if let Some(d) = &self.deep {
+            let inner = match d.budget {
+                DeepBudget::L3 => format!(
+                    "; inside: {} gathered layers (2^{} residues) then 2^{} pieces of 2^{} rows in L2",
+                    d.inner_log_group_rows,
+                    d.inner_log_residues,
+                    d.inner_log_group_rows,
+                    d.log_piece_rows()
+                ),
+                DeepBudget::L2 => String::new(),
+            };
+            writeln!(
+                f,
+                "  pass {pass} deep ({}): layers {}..{}: {} tasks of {} sub-block(s) of 2^{} rows ({} each){inner}; reads {}",
+                d.budget,
+                d.first_layer,
+                s.log_rows,
+                d.tasks,
+                1usize << d.log_subs_per_task,
+                d.log_sub_rows,
+                bytes(d.sub_bytes),
+                source(d.source),
+            )?;
+        }
+        writeln!(
+            f,
+            "  sink: blocks of 2^{} rows, {}",
+            self.sink.log_block_rows,
+            if self.sink.fused {
+                "handed over by the deep tasks while in cache"
+            } else {
+                "read back in one more sweep at the end"
+            }
+        )?;
+        write!(f, "  sweeps of the buffer: {}", self.sweeps())
+    }
+}
+
+impl Plan {
+    /// One line for the CLI.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        for g in &self.gathered {
+            parts.push(format!(
+                "gather[{}..{} 2^{}r×{}]",
+                g.first_layer,
+                g.end_layer(),
+                g.log_group_rows,
+                1usize << g.log_residues
+            ));
+        }
+        if self.replicate_only {
+            parts.push("replicate".to_owned());
+        }
+        if let Some(d) = &self.deep {
+            parts.push(format!(
+                "deep-{}[{}..{} {}×2^{}r]",
+                d.budget,
+                d.first_layer,
+                self.shape.log_rows,
+                d.tasks,
+                d.log_sub_rows + d.log_subs_per_task
+            ));
+        }
+        format!(
+            "{} sweep(s): {} | {} | sink 2^{} rows{} | {}",
+            self.sweeps(),
+            parts.join(" "),
+            if self.wide { "wide" } else { "narrow" },
+            self.sink.log_block_rows,
+            if self.sink.fused { "" } else { " (unfused)" },
+            if self.stream { "streaming" } else { "cached" },
+        )
+    }
+}

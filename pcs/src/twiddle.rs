@@ -1,0 +1,284 @@
+//! The normalised subspace-polynomial table and the twiddles it gives (Lin-Chung-Han 2014, §3).
+//!
+//! With the basis β_j = x^j, the subspace polynomial s_i vanishes exactly on span{β_0..β_{i-1}}
+//! (the integers below 2^i) and is GF(2)-linear; ŝ_i = s_i / s_i(β_i) is its normalised form.
+//! Row `i` of the table holds ŝ_i(β_i), ŝ_i(β_{i+1}), …, ŝ_i(β_63) (so entry 0 is 1).
+//!
+//! A butterfly whose two rows are `2^depth` apart (the block has `2^(depth+1)` rows) and whose
+//! block starts at row `b·2^(depth+1)` uses the twiddle ŝ_depth(ω_{b·2^(depth+1)}), which by
+//! linearity is Σ_j bit_j(b) · row_depth[1 + j]. It depends on the distance of the pair and the
+//! block index only, never on the size of the whole domain, so one table serves every size:
+//! for a domain of 2^L rows, layer ℓ has `depth = L − ℓ − 1`.
+
+use ntt_kernels::Gf64;
+use std::sync::OnceLock;
+
+/// Largest supported depth + 1: rows of the table (domains up to 2^63 rows).
+pub const TABLE_ROWS: usize = 63;
+
+/// The table ŝ_i(β_{i+j}) for i < 63 and i + j < 64.
+#[derive(Debug)]
+pub struct SubspaceTable {
+    rows: Vec<Vec<u64>>,
+}
+
+/// The process-wide table, built on first use (a few thousand field multiplies).
+pub fn table() -> &'static SubspaceTable {
+    static TABLE: OnceLock<SubspaceTable> = OnceLock::new();
+    TABLE.get_or_init(SubspaceTable::build)
+}
+
+impl SubspaceTable {
+    fn build() -> Self {
+        // Unnormalised rows first: row 0 is the basis; row i from row i−1 by
+        // s_i(β_k) = s_{i−1}(β_k)·(s_{i−1}(β_k) + s_{i−1}(β_{i−1})).
+        let mut rows: Vec<Vec<Gf64>> = Vec::with_capacity(TABLE_ROWS);
+        rows.push((0..64).map(|j| Gf64(1u64 << j)).collect());
+        for i in 1..TABLE_ROWS {
+            let prev = &rows[i - 1];
+            let next = prev[1..].iter().map(|&p| p * (p + prev[0])).collect();
+            rows.push(next);
+        }
+        // Normalise only after every row is built (each row by its own entry 0).
+        let rows = rows
+            .into_iter()
+            .map(|row| {
+                let inv = inverse(row[0]);
+                row.into_iter().map(|x| (x * inv).0).collect()
+            })
+            .collect();
+        Self { rows }
+    }
+
+    /// Row `depth`: ŝ_depth(β_depth), ŝ_depth(β_{depth+1}), ….
+    pub fn row(&self, depth: u32) -> &[u64] {
+        &self.rows[depth as usize]
+    }
+
+    /// The twiddle of block `block` for row pairs `2^depth` apart.
+    pub fn twiddle(&self, depth: u32, block: u64) -> u64 {
+        sum_bits(&self.row(depth)[1..], block)
+    }
+}
+
+/// Σ_j bit_j(bits) · coeffs[j] (bits beyond `coeffs` must be zero).
+fn sum_bits(coeffs: &[u64], mut bits: u64) -> u64 {
+    let mut acc = 0;
+    while bits != 0 {
+        let j = bits.trailing_zeros() as usize;
+        acc ^= coeffs[j];
+        bits &= bits - 1;
+    }
+    acc
+}
+
+/// a^(2^64 − 2), the multiplicative inverse (0 for 0), by square and multiply.
+pub fn inverse(a: Gf64) -> Gf64 {
+    let mut result = Gf64::ONE;
+    let mut base = a;
+    let mut e: u64 = u64::MAX - 1;
+    while e != 0 {
+        if e & 1 == 1 {
+            result *= base;
+        }
+        base *= base;
+        e >>= 1;
+    }
+    result
+}
+
+/// Twiddles of consecutive blocks with one addition per step.
+///
+/// Going from block b to b + 1 clears the trailing ones of b and sets the next bit, so the
+/// twiddle changes by Σ_{j ≤ trailing_ones(b)} coeffs[j]; `steps` holds those prefix sums.
+#[derive(Clone, Debug)]
+pub struct TwiddleWalk {
+    current: u64,
+    block: u64,
+    steps: [u64; 64],
+}
+
+impl TwiddleWalk {
+    /// Walks Σ_j bit_j(b)·coeffs[j] from block `first` on.
+    pub fn new(coeffs: &[u64], first: u64) -> Self {
+        let mut steps = [0u64; 64];
+        let mut acc = 0;
+        for (step, &c) in steps.iter_mut().zip(coeffs) {
+            acc ^= c;
+            *step = acc;
+        }
+        Self {
+            current: sum_bits(coeffs, first),
+            block: first,
+            steps,
+        }
+    }
+
+    /// The walk of `twiddle(depth, b)` (row `depth`, offset 1) from block `first`.
+    pub fn for_depth(depth: u32, first: u64) -> Self {
+        Self::new(&table().row(depth)[1..], first)
+    }
+
+    /// The twiddle of the current block.
+    #[inline]
+    pub fn get(&self) -> u64 {
+        self.current
+    }
+
+    /// Moves to the next block.
+    #[inline]
+    pub fn advance(&mut self) {
+        self.current ^= self.steps[self.block.trailing_ones() as usize & 63];
+        self.block += 1;
+    }
+}
+
+/// The seven twiddles of a radix-8 group whose top layer has pairs `2^depth` apart, walked block
+/// to block: [T(depth, b); T(depth−1, 2b), T(depth−1, 2b+1); T(depth−2, 4b..4b+3)].
+#[derive(Clone, Debug)]
+pub struct Radix8Walk {
+    top: TwiddleWalk,
+    mid: TwiddleWalk,
+    low: TwiddleWalk,
+    mid_odd: u64,
+    low_1: u64,
+    low_2: u64,
+}
+
+impl Radix8Walk {
+    /// `depth ≥ 2`; `first` is the block index at the top layer.
+    pub fn new(depth: u32, first: u64) -> Self {
+        let t = table();
+        let mid = t.row(depth - 1);
+        let low = t.row(depth - 2);
+        Self {
+            top: TwiddleWalk::new(&t.row(depth)[1..], first),
+            // T(depth−1, 2b) = Σ bit_j(b)·mid[2 + j]: block 2b's bits are b's shifted up by one.
+            mid: TwiddleWalk::new(&mid[2..], first),
+            low: TwiddleWalk::new(&low[3..], first),
+            mid_odd: mid[1],
+            low_1: low[1],
+            low_2: low[2],
+        }
+    }
+
+    #[inline]
+    pub fn get(&self) -> [u64; 7] {
+        let a = self.mid.get();
+        let c = self.low.get();
+        [
+            self.top.get(),
+            a,
+            a ^ self.mid_odd,
+            c,
+            c ^ self.low_1,
+            c ^ self.low_2,
+            c ^ self.low_1 ^ self.low_2,
+        ]
+    }
+
+    #[inline]
+    pub fn advance(&mut self) {
+        self.top.advance();
+        self.mid.advance();
+        self.low.advance();
+    }
+}
+
+/// The three twiddles of a radix-4 group: [T(depth, b); T(depth−1, 2b), T(depth−1, 2b+1)].
+#[derive(Clone, Debug)]
+pub struct Radix4Walk {
+    top: TwiddleWalk,
+    mid: TwiddleWalk,
+    mid_odd: u64,
+}
+
+impl Radix4Walk {
+    /// `depth ≥ 1`; `first` is the block index at the top layer.
+    pub fn new(depth: u32, first: u64) -> Self {
+        let t = table();
+        let mid = t.row(depth - 1);
+        Self {
+            top: TwiddleWalk::new(&t.row(depth)[1..], first),
+            mid: TwiddleWalk::new(&mid[2..], first),
+            mid_odd: mid[1],
+        }
+    }
+
+    #[inline]
+    pub fn get(&self) -> [u64; 3] {
+        let a = self.mid.get();
+        [self.top.get(), a, a ^ self.mid_odd]
+    }
+
+    #[inline]
+    pub fn advance(&mut self) {
+        self.top.advance();
+        self.mid.advance();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_matches_published_rows() {
+        let t = table();
+        assert_eq!(&t.row(0)[..5], &[1, 2, 4, 8, 0x10]);
+        assert_eq!(&t.row(1)[..4], &[1, 0x6, 0x1c, 0x78]);
+        assert_eq!(&t.row(2)[..3], &[1, 0x16, 0x17c]);
+        assert_eq!(&t.row(3)[..2], &[1, 0x116]);
+        for i in 0..TABLE_ROWS as u32 {
+            assert_eq!(t.row(i)[0], 1);
+        }
+    }
+
+    #[test]
+    fn twiddles_for_four_layers() {
+        // L = 4: layer ℓ has depth 3 − ℓ.
+        let t = table();
+        let layer = |l: u32| (0..1u64 << l).map(|b| t.twiddle(3 - l, b)).collect::<Vec<_>>();
+        assert_eq!(layer(0), [0]);
+        assert_eq!(layer(1), [0, 0x16]);
+        assert_eq!(layer(2), [0, 0x6, 0x1c, 0x1a]);
+        assert_eq!(layer(3), [0, 2, 4, 6, 8, 0xa, 0xc, 0xe]);
+    }
+
+    #[test]
+    fn walks_match_direct_twiddles() {
+        let t = table();
+        for depth in 2..12 {
+            for first in [0u64, 1, 5, 64, 1000] {
+                let mut w1 = TwiddleWalk::for_depth(depth, first);
+                let mut w8 = Radix8Walk::new(depth, first);
+                let mut w4 = Radix4Walk::new(depth, first);
+                for b in first..first + 70 {
+                    assert_eq!(w1.get(), t.twiddle(depth, b));
+                    let expect8 = [
+                        t.twiddle(depth, b),
+                        t.twiddle(depth - 1, 2 * b),
+                        t.twiddle(depth - 1, 2 * b + 1),
+                        t.twiddle(depth - 2, 4 * b),
+                        t.twiddle(depth - 2, 4 * b + 1),
+                        t.twiddle(depth - 2, 4 * b + 2),
+                        t.twiddle(depth - 2, 4 * b + 3),
+                    ];
+                    assert_eq!(w8.get(), expect8);
+                    assert_eq!(w4.get(), [expect8[0], expect8[1], expect8[2]]);
+                    w1.advance();
+                    w8.advance();
+                    w4.advance();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn inverse_inverts() {
+        for a in [1u64, 2, 0x1b, u64::MAX, 1 << 63, 0x0123_4567_89ab_cdef] {
+            assert_eq!((Gf64(a) * inverse(Gf64(a))).0, 1);
+        }
+        assert_eq!(inverse(Gf64(0)).0, 0);
+    }
+}

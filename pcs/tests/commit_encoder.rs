@@ -1,0 +1,183 @@
+//! The committer wired to the encoder: vector roots, and on random shapes × plans × workers ×
+//! backends the root is BLAKE3 of the whole codeword and the codeword is the encoder's.
+
+mod common;
+
+use common::{pool, words};
+use ntt_kernels::Backend;
+use ntt_pcs::commit::{CommitError, Committer, verify};
+use ntt_pcs::{DeepBudget, Encoder, MessageLayout, PlanConfig};
+use serde_json::Value;
+
+fn blake3_of(words: &[u64]) -> [u8; 32] {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    *blake3::hash(&bytes).as_bytes()
+}
+
+fn configs() -> Vec<PlanConfig> {
+    vec![
+        PlanConfig::default(),
+        // Tiny caches: small sink blocks, several passes.
+        PlanConfig {
+            l2_bytes: Some(1 << 10),
+            l3_bytes: Some(1 << 14),
+            wide: Some(true),
+            ..PlanConfig::default()
+        },
+        PlanConfig {
+            l2_bytes: Some(24 << 10),
+            deep: Some(DeepBudget::L3),
+            ..PlanConfig::default()
+        },
+        PlanConfig {
+            l2_bytes: Some(3 << 12),
+            wide: Some(false),
+            stream: Some(true),
+            ..PlanConfig::default()
+        },
+    ]
+}
+
+#[test]
+fn vector_roots() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ntt.json"))
+        .expect("pcs/tests/data/ntt.json");
+    let json: Value = serde_json::from_str(&text).expect("vectors parse");
+    let cases = json["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 10);
+    for case in cases {
+        let lanes = case["lanes"].as_u64().expect("lanes") as usize;
+        let log_rows = case["log_rows"].as_u64().expect("log_rows") as u32;
+        let log_inv_rate = case["log_inv_rate"].as_u64().expect("log_inv_rate") as u32;
+        let witness: Vec<u64> = case["message_lane_major"]
+            .as_array()
+            .expect("lanes")
+            .iter()
+            .flat_map(|lane| lane.as_array().expect("lane").iter())
+            .map(|w| u64::from_str_radix(w.as_str().expect("hex word"), 16).expect("hex word"))
+            .collect();
+        let want = case["blake3_root"].as_str().expect("root");
+        for workers in [1, 2] {
+            for config in configs() {
+                let encoder = Encoder::new(pool(workers), Backend::detect()).with_config(config.clone());
+                let (commitment, prover) = Committer::new(encoder)
+                    .commit(&witness, MessageLayout::Lanes, lanes, log_inv_rate)
+                    .expect("vector commits");
+                assert_eq!(
+                    commitment.root_hex(),
+                    want,
+                    "2^{log_rows} × {lanes}, {workers} workers, {config:?}"
+                );
+                assert_eq!((commitment.log_rows, commitment.lanes), (log_rows, lanes));
+                let rows = [0, (1 << log_rows) - 1, 1 % (1 << log_rows)];
+                verify(&commitment, &rows, &prover.open(&rows).expect("opens")).expect("verifies");
+            }
+        }
+    }
+}
+
+#[test]
+fn random_shapes_plans_workers_and_backends_give_blake3_of_the_codeword() {
+    let mut seed = 0;
+    for (lanes, log_msg_rows, log_inv_rate) in [
+        (1usize, 0u32, 0u32),
+        (1, 3, 2),
+        (3, 7, 1),
+        (5, 9, 2),
+        (7, 10, 1),
+        (17, 8, 1),
+        (33, 6, 3),
+        (64, 9, 1),
+        (70, 7, 1),
+        (2, 13, 1),
+        (9, 11, 1),
+        (128, 5, 2),
+    ] {
+        seed += 1;
+        let witness = words(seed, lanes << log_msg_rows);
+        let mut roots = Vec::new();
+        for backend in Backend::available() {
+            for workers in [1, 2, 3] {
+                for config in configs() {
+                    for layout in [MessageLayout::Lanes, MessageLayout::Rows] {
+                        let encoder = Encoder::new(pool(workers), backend).with_config(config.clone());
+                        let committer = Committer::new(encoder.clone());
+                        let what = format!(
+                            "{lanes} lanes, 2^{log_msg_rows} rows, r={log_inv_rate}, {workers} workers, {config:?}, {layout}, {:?}",
+                            backend.kind()
+                        );
+                        let (commitment, prover) = committer
+                            .commit(&witness, layout, lanes, log_inv_rate)
+                            .expect(&what);
+                        assert_eq!(commitment.root, blake3_of(prover.codeword()), "{what}");
+                        let mut plain = vec![std::mem::MaybeUninit::new(0u64); prover.codeword().len()];
+                        encoder
+                            .encode(&witness, layout, &mut plain, lanes, log_inv_rate, None)
+                            .expect(&what);
+                        assert!(
+                            plain.iter().zip(prover.codeword()).all(|(a, &b)| {
+                                // SAFETY: every element was created with `MaybeUninit::new`.
+                                unsafe { a.assume_init() == b }
+                            }),
+                            "{what}: codeword differs from the encode without a sink"
+                        );
+                        if layout == MessageLayout::Lanes {
+                            roots.push(commitment.root);
+                        }
+                        let timings = prover.timings();
+                        assert!(
+                            timings.hash <= timings.total && timings.encode + timings.hash == timings.total
+                        );
+                    }
+                }
+            }
+        }
+        assert!(roots.windows(2).all(|w| w[0] == w[1]));
+    }
+}
+
+#[test]
+fn reused_buffers_give_the_same_commitment() {
+    let committer = Committer::new(Encoder::new(pool(2), Backend::detect()));
+    let witness = words(99, 5 << 9);
+    let (first, prover) = committer
+        .commit(&witness, MessageLayout::Lanes, 5, 1)
+        .expect("commits");
+    let capacity = prover.codeword().as_ptr();
+    let (second, prover) = committer
+        .commit_reusing(&witness, MessageLayout::Lanes, 5, 1, prover)
+        .expect("commits");
+    assert_eq!(first, second);
+    assert_eq!(prover.codeword().as_ptr(), capacity, "the buffer was reused");
+    let other = words(100, 5 << 8);
+    let (third, prover) = committer
+        .commit_reusing(&other, MessageLayout::Lanes, 5, 2, prover)
+        .expect("commits");
+    assert_eq!(third.root, blake3_of(prover.codeword()));
+}
+
+#[test]
+fn bad_witnesses_are_errors() {
+    let committer = Committer::new(Encoder::new(pool(1), Backend::detect()));
+    let witness = words(1, 48);
+    assert_eq!(
+        committer.commit(&witness, MessageLayout::Lanes, 0, 1).err(),
+        Some(CommitError::ZeroLanes)
+    );
+    assert_eq!(
+        committer.commit(&witness, MessageLayout::Lanes, 5, 1).err(),
+        Some(CommitError::WitnessShape { words: 48, lanes: 5 })
+    );
+    assert_eq!(
+        committer.commit(&witness, MessageLayout::Lanes, 4, 1).err(),
+        Some(CommitError::WitnessShape { words: 48, lanes: 4 })
+    );
+    assert_eq!(
+        committer.commit(&[], MessageLayout::Lanes, 4, 1).err(),
+        Some(CommitError::WitnessShape { words: 0, lanes: 4 })
+    );
+    assert_eq!(
+        committer.commit(&witness, MessageLayout::Rows, 3, 62).err(),
+        Some(CommitError::TooLarge)
+    );
+}

@@ -1,0 +1,140 @@
+//! Every case of `tests/data/ntt.json` through every entry point, worker count and backend.
+
+mod common;
+
+use common::{Recorder, assume_written, garbage_codeword, pool};
+use ntt_kernels::Backend;
+use ntt_pcs::reference::{encode_reference, lanes_to_rows};
+use ntt_pcs::{Encoder, MessageLayout, PlanConfig};
+use serde_json::Value;
+
+struct Case {
+    log_rows: u32,
+    lanes: usize,
+    log_inv_rate: u32,
+    msg_lanes: Vec<u64>,
+    /// Row index and its lanes: every row for small cases, samples for large ones.
+    rows: Vec<(usize, Vec<u64>)>,
+    root: String,
+}
+
+fn hex_word(v: &Value) -> u64 {
+    u64::from_str_radix(v.as_str().expect("hex string"), 16).expect("hex word")
+}
+
+fn cases() -> Vec<Case> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ntt.json"))
+        .expect("tests/data/ntt.json is in the repository");
+    let json: Value = serde_json::from_str(&text).expect("valid json");
+    json["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            let num = |k: &str| c[k].as_u64().expect("number");
+            let msg_lanes = c["message_lane_major"]
+                .as_array()
+                .expect("lanes")
+                .iter()
+                .flat_map(|lane| lane.as_array().expect("lane").iter().map(hex_word))
+                .collect();
+            let row = |v: &Value| {
+                v.as_array()
+                    .expect("row")
+                    .iter()
+                    .map(hex_word)
+                    .collect::<Vec<_>>()
+            };
+            let rows = if let Some(all) = c["codeword_rows"].as_array() {
+                all.iter().enumerate().map(|(i, r)| (i, row(r))).collect()
+            } else {
+                c["sampled_rows"]
+                    .as_object()
+                    .expect("sampled rows")
+                    .iter()
+                    .map(|(k, r)| (k.parse().expect("row index"), row(r)))
+                    .collect()
+            };
+            Case {
+                log_rows: num("log_rows") as u32,
+                lanes: num("lanes") as usize,
+                log_inv_rate: num("log_inv_rate") as u32,
+                msg_lanes,
+                rows,
+                root: c["blake3_root"].as_str().expect("root").to_owned(),
+            }
+        })
+        .collect()
+}
+
+fn check(case: &Case, codeword: &[u64], what: &str) {
+    let n = case.lanes;
+    assert_eq!(codeword.len(), n << case.log_rows, "{what}");
+    for (i, row) in &case.rows {
+        assert_eq!(&codeword[i * n..(i + 1) * n], &row[..], "{what}: row {i}");
+    }
+    let bytes: Vec<u8> = codeword.iter().flat_map(|w| w.to_le_bytes()).collect();
+    assert_eq!(blake3::hash(&bytes).to_hex().as_str(), case.root, "{what}: root");
+}
+
+#[test]
+fn vectors_reference() {
+    for case in cases().iter().filter(|c| c.log_rows <= 12) {
+        let msg_rows = lanes_to_rows(&case.msg_lanes, case.lanes);
+        let codeword = encode_reference(&msg_rows, case.lanes, case.log_rows, case.log_inv_rate);
+        check(case, &codeword, "reference");
+    }
+}
+
+#[test]
+fn vectors_all_entry_points() {
+    let configs = [
+        PlanConfig::default(),
+        // Tiny budgets: several gathered passes and an L3 deep pass even for these sizes.
+        PlanConfig {
+            l2_bytes: Some(1 << 10),
+            l3_bytes: Some(1 << 14),
+            wide: Some(true),
+            ..PlanConfig::default()
+        },
+    ];
+    for case in cases() {
+        let n = case.lanes;
+        let msg_rows = lanes_to_rows(&case.msg_lanes, n);
+        for backend in Backend::available() {
+            for workers in [1, 2] {
+                for config in &configs {
+                    let enc = Encoder::new(pool(workers), backend).with_config(config.clone());
+                    let what = format!(
+                        "case 2^{} × {n} r={} on {workers} worker(s), {:?}, {config:?}",
+                        case.log_rows,
+                        case.log_inv_rate,
+                        backend.kind()
+                    );
+
+                    let mut data = vec![0u64; n << case.log_rows];
+                    data[..msg_rows.len()].copy_from_slice(&msg_rows);
+                    let sink = Recorder::default();
+                    enc.encode_in_place(&mut data, n, case.log_inv_rate, Some(&sink))
+                        .expect("in place");
+                    check(&case, &data, &format!("in place, {what}"));
+                    sink.check(&data, n).expect("sink tiles the rows");
+
+                    for layout in [MessageLayout::Rows, MessageLayout::Lanes] {
+                        let msg = match layout {
+                            MessageLayout::Rows => &msg_rows,
+                            MessageLayout::Lanes => &case.msg_lanes,
+                        };
+                        let mut out = garbage_codeword(n << case.log_rows);
+                        let sink = Recorder::default();
+                        enc.encode(msg, layout, &mut out, n, case.log_inv_rate, Some(&sink))
+                            .expect("encode");
+                        let out = assume_written(out);
+                        check(&case, &out, &format!("{layout} message, {what}"));
+                        sink.check(&out, n).expect("sink tiles the rows");
+                    }
+                }
+            }
+        }
+    }
+}
