@@ -4,6 +4,8 @@ set -euo pipefail
 
 need=()
 pkg-config --exists hwloc 2>/dev/null || need+=(libhwloc-dev)
+# hwlocality-sys links with `pkg-config --static` flags, which name hwloc's private libudev.
+pkg-config --exists libudev 2>/dev/null || need+=(libudev-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ "${#need[@]}" -gt 0 ]; then
     sudo_cmd=()

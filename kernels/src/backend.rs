@@ -1,27 +1,103 @@
 //! Row-kernel backends, detected once at run time.
 //!
-//! API contract (kept stable for the encoder): every kernel takes `&self` of a `Backend` whose
-//! existence proves the CPU has the features it needs.
+//! A [`Backend`] can only be made by the checked constructors ([`Backend::new`],
+//! [`Backend::detect`], [`Backend::from_env`], [`Backend::available`], [`Backend::portable`]),
+//! which query the CPU. So a `Backend` of kind `k` is proof that this CPU has `k`'s features: that
+//! is the invariant every `unsafe` dispatch arm below cites. Kernels take `self` by value and
+//! dispatch with one `match` per call into a `#[target_feature]` entry point holding the whole
+//! loop.
 
-use crate::reference;
+use crate::dispatch;
+use crate::transpose;
 use serde::{Deserialize, Serialize};
 
 /// The instruction-set families the row kernels are written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendKind {
+    /// Any CPU: integer-multiply carry-less products, one lane at a time.
     Portable,
+    /// x86_64 with SSSE3 + PCLMULQDQ: 2 lanes per 128-bit register.
     Pclmul,
+    /// x86_64 with AVX2 + VPCLMULQDQ: 4 lanes per 256-bit register.
     Avx2,
+    /// x86_64 with AVX-512F/BW + VPCLMULQDQ: 8 lanes per 512-bit register.
     Avx512,
+    /// aarch64 with NEON + PMULL (`aes`): 2 lanes per 128-bit register.
     Neon,
 }
 
+impl BackendKind {
+    /// Every kind, portable first, then by increasing width.
+    pub const ALL: [Self; 5] = [Self::Portable, Self::Pclmul, Self::Avx2, Self::Avx512, Self::Neon];
+
+    /// The name `NTT_BACKEND` and [`core::str::FromStr`] accept.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Portable => "portable",
+            Self::Pclmul => "pclmul",
+            Self::Avx2 => "avx2",
+            Self::Avx512 => "avx512",
+            Self::Neon => "neon",
+        }
+    }
+
+    /// Whether this CPU has the features the kind needs (a run-time query; cached by std).
+    fn is_supported(self) -> bool {
+        match self {
+            Self::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Self::Pclmul => {
+                std::arch::is_x86_feature_detected!("ssse3")
+                    && std::arch::is_x86_feature_detected!("pclmulqdq")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("pclmulqdq")
+                    && std::arch::is_x86_feature_detected!("vpclmulqdq")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx512 => {
+                std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("vpclmulqdq")
+            }
+            #[cfg(target_arch = "aarch64")]
+            Self::Neon => {
+                std::arch::is_aarch64_feature_detected!("neon")
+                    && std::arch::is_aarch64_feature_detected!("aes")
+            }
+            #[allow(unreachable_patterns)]
+            _ => false,
+        }
+    }
+}
+
+impl core::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl core::str::FromStr for BackendKind {
+    type Err = BackendError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let name = s.trim().to_ascii_lowercase();
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| BackendError::UnknownName(s.to_owned()))
+    }
+}
+
 /// Asking for a backend that cannot run here.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum BackendError {
-    #[error("backend `{0:?}` needs CPU features this machine lacks")]
+    /// The CPU (or the architecture) lacks the kind's features.
+    #[error("backend `{0}` needs CPU features this machine lacks")]
     Unsupported(BackendKind),
+    /// The name is not one of the [`BackendKind`] names.
     #[error("unknown backend name `{0}` (expected portable, pclmul, avx2, avx512 or neon)")]
     UnknownName(String),
 }
@@ -29,7 +105,32 @@ pub enum BackendError {
 /// A row-kernel implementation whose CPU features were checked when it was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Backend {
+    /// Invariant: `kind.is_supported()` was true when this value was made.
     kind: BackendKind,
+}
+
+/// Calls entry point `$f` of the backend's ISA module in [`dispatch`].
+macro_rules! dispatch {
+    ($self:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $self.kind {
+            // SAFETY: the portable entry points need no CPU features.
+            BackendKind::Portable => unsafe { dispatch::portable::$f($($arg),*) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: a `Pclmul` backend exists only where its features were detected.
+            BackendKind::Pclmul => unsafe { dispatch::pclmul::$f($($arg),*) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: an `Avx2` backend exists only where its features were detected.
+            BackendKind::Avx2 => unsafe { dispatch::avx2::$f($($arg),*) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: an `Avx512` backend exists only where its features were detected.
+            BackendKind::Avx512 => unsafe { dispatch::avx512::$f($($arg),*) },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: a `Neon` backend exists only where its features were detected.
+            BackendKind::Neon => unsafe { dispatch::neon::$f($($arg),*) },
+            #[allow(unreachable_patterns)]
+            other => unreachable!("a `{other}` backend cannot be made on this architecture"),
+        }
+    };
 }
 
 impl Backend {
@@ -42,121 +143,160 @@ impl Backend {
 
     /// The fastest backend this CPU supports.
     pub fn detect() -> Self {
-        Self::portable()
+        Self::available()
+            .into_iter()
+            .max_by_key(|b| b.vector_lanes())
+            .unwrap_or_else(Self::portable)
     }
 
     /// The backend named by `NTT_BACKEND` when set, otherwise [`Backend::detect`].
+    ///
+    /// # Errors
+    /// An unknown name, or a backend this CPU cannot run.
     pub fn from_env() -> Result<Self, BackendError> {
         match std::env::var("NTT_BACKEND") {
-            Ok(name) if !name.is_empty() => Self::new(name.parse()?),
+            Ok(name) if !name.trim().is_empty() => Self::new(name.parse()?),
             _ => Ok(Self::detect()),
         }
     }
 
-    /// A specific backend, or an error when this CPU lacks its features.
+    /// A specific backend.
+    ///
+    /// # Errors
+    /// [`BackendError::Unsupported`] when this CPU lacks its features.
     pub fn new(kind: BackendKind) -> Result<Self, BackendError> {
-        match kind {
-            BackendKind::Portable => Ok(Self::portable()),
-            other => Err(BackendError::Unsupported(other)),
+        if kind.is_supported() {
+            Ok(Self { kind })
+        } else {
+            Err(BackendError::Unsupported(kind))
         }
     }
 
-    /// Every backend this CPU can run, portable first.
+    /// Every backend this CPU can run, portable first, then by increasing width.
     pub fn available() -> Vec<Self> {
-        vec![Self::portable()]
+        BackendKind::ALL
+            .into_iter()
+            .filter_map(|k| Self::new(k).ok())
+            .collect()
     }
 
     pub const fn kind(self) -> BackendKind {
         self.kind
     }
 
+    /// The backend's name, as `NTT_BACKEND` spells it.
+    pub const fn name(self) -> &'static str {
+        self.kind.name()
+    }
+
     /// Lanes per vector register (1 for portable); a hint for tile sizes.
     pub const fn vector_lanes(self) -> usize {
-        1
+        match self.kind {
+            BackendKind::Portable => 1,
+            BackendKind::Pclmul | BackendKind::Neon => 2,
+            BackendKind::Avx2 => 4,
+            BackendKind::Avx512 => 8,
+        }
     }
 
     /// `row[i] ← t·row[i]`.
     pub fn mul_row(self, row: &mut [u64], t: u64) {
-        for x in row {
-            *x = reference::mul_bitwise(*x, t);
-        }
+        dispatch!(self, mul_row(row, t))
     }
 
     /// Forward butterfly over equal-length rows: `u ← u + t·v`, then `v ← v + u`.
+    ///
+    /// # Panics
+    /// If the lengths differ.
     pub fn butterfly(self, u: &mut [u64], v: &mut [u64], t: u64) {
-        assert_eq!(u.len(), v.len());
-        reference::butterfly(u, v, t);
+        assert_eq!(u.len(), v.len(), "butterfly rows differ in length");
+        dispatch!(self, butterfly(u, v, t))
     }
 
-    /// Inverse butterfly: `v ← v + u`, then `u ← u + t·v`.
+    /// Inverse butterfly: `v ← v + u`, then `u ← u + t·v` (undoes [`Backend::butterfly`]).
+    ///
+    /// # Panics
+    /// If the lengths differ.
     pub fn inverse_butterfly(self, u: &mut [u64], v: &mut [u64], t: u64) {
-        assert_eq!(u.len(), v.len());
-        for (x, y) in u.iter_mut().zip(v.iter_mut()) {
-            *y ^= *x;
-            *x ^= reference::mul_bitwise(t, *y);
-        }
+        assert_eq!(u.len(), v.len(), "butterfly rows differ in length");
+        dispatch!(self, inverse_butterfly(u, v, t))
     }
 
-    /// Two butterfly layers on a block of four equal segments q0..q3 (`block.len() % 4 == 0`):
-    /// (q0,q2),(q1,q3) with `tw[0]`; then (q0,q1) with `tw[1]` and (q2,q3) with `tw[2]`.
+    /// Two butterfly layers on a block of four equal segments q0..q3 (`block.len() % 4 == 0`),
+    /// all four held in registers: (q0,q2),(q1,q3) with `tw[0]`; then (q0,q1) with `tw[1]` and
+    /// (q2,q3) with `tw[2]`.
+    ///
+    /// # Panics
+    /// If `block.len()` is not a multiple of 4.
     pub fn radix4(self, block: &mut [u64], tw: [u64; 3]) {
-        assert_eq!(block.len() % 4, 0);
-        let q = block.len() / 4;
-        let (lo, hi) = block.split_at_mut(2 * q);
-        {
-            let (a, b) = lo.split_at_mut(q);
-            let (c, d) = hi.split_at_mut(q);
-            self.butterfly(a, c, tw[0]);
-            self.butterfly(b, d, tw[0]);
-        }
-        let (a, b) = lo.split_at_mut(q);
-        self.butterfly(a, b, tw[1]);
-        let (c, d) = hi.split_at_mut(q);
-        self.butterfly(c, d, tw[2]);
+        assert_eq!(block.len() % 4, 0, "radix-4 block is not 4 equal segments");
+        dispatch!(self, radix4(block, tw))
+    }
+
+    /// Undoes [`Backend::radix4`] with the same twiddles (inverse butterflies, layers reversed).
+    ///
+    /// # Panics
+    /// If `block.len()` is not a multiple of 4.
+    pub fn inverse_radix4(self, block: &mut [u64], tw: [u64; 3]) {
+        assert_eq!(block.len() % 4, 0, "radix-4 block is not 4 equal segments");
+        dispatch!(self, inverse_radix4(block, tw))
     }
 
     /// Three butterfly layers on a block of eight equal segments s0..s7 (`block.len() % 8 == 0`),
-    /// twiddles in breadth-first order: layer ℓ pairs (i, i+4) with `tw[0]`; layer ℓ+1 pairs
-    /// (0,2),(1,3) with `tw[1]` and (4,6),(5,7) with `tw[2]`; layer ℓ+2 pairs (0,1),(2,3),(4,5),(6,7)
-    /// with `tw[3..7]`.
+    /// all eight held in registers across the twelve butterflies; twiddles in breadth-first
+    /// order: layer ℓ pairs (i, i+4) with `tw[0]`; layer ℓ+1 pairs (0,2),(1,3) with `tw[1]` and
+    /// (4,6),(5,7) with `tw[2]`; layer ℓ+2 pairs (0,1),(2,3),(4,5),(6,7) with `tw[3..7]`.
+    ///
+    /// # Panics
+    /// If `block.len()` is not a multiple of 8.
     pub fn radix8(self, block: &mut [u64], tw: [u64; 7]) {
-        assert_eq!(block.len() % 8, 0);
-        let e = block.len() / 8;
-        let (lo, hi) = block.split_at_mut(4 * e);
-        for i in 0..4 {
-            self.butterfly(&mut lo[i * e..(i + 1) * e], &mut hi[i * e..(i + 1) * e], tw[0]);
-        }
-        self.radix4(lo, [tw[1], tw[3], tw[4]]);
-        self.radix4(hi, [tw[2], tw[5], tw[6]]);
+        assert_eq!(block.len() % 8, 0, "radix-8 block is not 8 equal segments");
+        dispatch!(self, radix8(block, tw))
+    }
+
+    /// Undoes [`Backend::radix8`] with the same twiddles (inverse butterflies, layers reversed).
+    ///
+    /// # Panics
+    /// If `block.len()` is not a multiple of 8.
+    pub fn inverse_radix8(self, block: &mut [u64], tw: [u64; 7]) {
+        assert_eq!(block.len() % 8, 0, "radix-8 block is not 8 equal segments");
+        dispatch!(self, inverse_radix8(block, tw))
     }
 
     /// Copies `src` into `dst` (equal lengths), with non-temporal stores where the backend has
-    /// them; ordered before the call returns.
+    /// them (x86: the vector-aligned middle of `dst`; the ragged head and tail use plain
+    /// stores); ordered (`sfence`) before the call returns.
+    ///
+    /// # Panics
+    /// If the lengths differ.
     pub fn copy_streaming(self, dst: &mut [u64], src: &[u64]) {
-        dst.copy_from_slice(src);
+        assert_eq!(dst.len(), src.len(), "copy_streaming lengths differ");
+        dispatch!(self, copy_streaming(dst, src))
     }
 
     /// Transposes an 8×8 tile of words: `dst[j·dst_stride + i] = src[i·src_stride + j]` for
-    /// i, j < 8.
+    /// i, j < 8. In registers on AVX-512, word by word elsewhere.
+    ///
+    /// # Panics
+    /// If either tile reaches past its slice, or `dst_stride < 8` (overlapping output rows).
     pub fn transpose8x8(self, src: &[u64], src_stride: usize, dst: &mut [u64], dst_stride: usize) {
-        for i in 0..8 {
-            for j in 0..8 {
-                dst[j * dst_stride + i] = src[i * src_stride + j];
-            }
-        }
-    }
-}
-
-impl core::str::FromStr for BackendKind {
-    type Err = BackendError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "portable" => Ok(Self::Portable),
-            "pclmul" => Ok(Self::Pclmul),
-            "avx2" => Ok(Self::Avx2),
-            "avx512" => Ok(Self::Avx512),
-            "neon" => Ok(Self::Neon),
-            _ => Err(BackendError::UnknownName(s.to_owned())),
+        assert!(dst_stride >= 8, "transpose8x8: dst_stride {dst_stride} < 8");
+        assert!(
+            src.len() >= 7 * src_stride + 8,
+            "transpose8x8: source tile out of bounds"
+        );
+        assert!(
+            dst.len() >= 7 * dst_stride + 8,
+            "transpose8x8: destination tile out of bounds"
+        );
+        match self.kind {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: an `Avx512` backend exists only where AVX-512F was detected; both tiles
+            // were bounds-checked above.
+            BackendKind::Avx512 => unsafe {
+                transpose::transpose8x8_avx512(src.as_ptr(), src_stride, dst.as_mut_ptr(), dst_stride)
+            },
+            _ => transpose::transpose8x8_scalar(src, src_stride, dst, dst_stride),
         }
     }
 }

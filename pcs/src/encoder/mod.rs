@@ -30,7 +30,7 @@ pub const MAX_LOG_ROWS: u32 = 62;
 
 /// Why an encode was refused. Nothing is written when one of these is returned, except for
 /// [`EncodeError::TaskPanicked`].
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum EncodeError {
     #[error("lane count must be at least 1")]
     ZeroLanes,

@@ -1,0 +1,104 @@
+//! Four lanes per `__m256i`, VPCLMULQDQ products, byte-shuffle spill with a broadcast table.
+
+use super::{Lanes, SPILL_TABLE};
+use core::arch::x86_64::*;
+
+/// Four field elements. Exists only on CPUs with AVX2 and VPCLMULQDQ (see the module docs of
+/// [`super`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(__m256i);
+
+#[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
+#[inline]
+fn broadcast(t: u64) -> __m256i {
+    _mm256_set1_epi64x(t as i64)
+}
+
+#[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
+#[inline]
+fn xor(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_xor_si256(a, b)
+}
+
+#[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
+#[inline]
+fn double(a: __m256i) -> __m256i {
+    _mm256_add_epi64(a, a)
+}
+
+#[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
+#[inline]
+fn clmul_split(v: __m256i, t: __m256i) -> (__m256i, __m256i) {
+    let even = _mm256_clmulepi64_epi128::<0x00>(v, t);
+    let odd = _mm256_clmulepi64_epi128::<0x11>(v, t);
+    (_mm256_unpacklo_epi64(even, odd), _mm256_unpackhi_epi64(even, odd))
+}
+
+#[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
+#[inline]
+fn spill(hi: __m256i) -> __m256i {
+    // SAFETY: reads 16 bytes from a 16-byte constant.
+    let table = unsafe { _mm_loadu_si128(SPILL_TABLE.as_ptr().cast()) };
+    _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(table), _mm256_srli_epi64::<60>(hi))
+}
+
+impl Lanes for Avx2 {
+    const WIDTH: usize = 4;
+    type Twiddle = __m256i;
+
+    #[inline(always)]
+    unsafe fn twiddle(t: u64) -> __m256i {
+        // SAFETY: the caller vouches for the features.
+        unsafe { broadcast(t) }
+    }
+
+    #[inline(always)]
+    unsafe fn load(src: *const u64) -> Self {
+        // SAFETY: the caller vouches for the features and makes `src` valid for 4 reads.
+        Self(unsafe { _mm256_loadu_si256(src.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, dst: *mut u64) {
+        // SAFETY: a value exists only with AVX2; the caller makes `dst` valid for 4 writes.
+        unsafe { _mm256_storeu_si256(dst.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_stream(self, dst: *mut u64) {
+        // SAFETY: a value exists only with AVX2; the caller makes `dst` valid for 4 writes and
+        // 32-byte aligned.
+        unsafe { _mm256_stream_si256(dst.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    fn stream_fence() {
+        // SAFETY: SSE is part of the x86_64 baseline.
+        unsafe { _mm_sfence() };
+    }
+
+    #[inline(always)]
+    fn xor(self, other: Self) -> Self {
+        // SAFETY: a value exists only where the CPU has the features.
+        Self(unsafe { xor(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn clmul(self, t: __m256i) -> (Self, Self) {
+        // SAFETY: a value exists only where the CPU has the features.
+        let (lo, hi) = unsafe { clmul_split(self.0, t) };
+        (Self(lo), Self(hi))
+    }
+
+    #[inline(always)]
+    fn spill(self) -> Self {
+        // SAFETY: a value exists only where the CPU has the features.
+        Self(unsafe { spill(self.0) })
+    }
+
+    #[inline(always)]
+    fn double(self) -> Self {
+        // SAFETY: a value exists only where the CPU has the features.
+        Self(unsafe { double(self.0) })
+    }
+}

@@ -1,0 +1,86 @@
+//! Two lanes per `uint64x2_t`, PMULL/PMULL2 products (the `aes` feature), shift spill.
+
+use super::Lanes;
+use core::arch::aarch64::*;
+
+/// Two field elements. Exists only on CPUs with NEON and the PMULL instructions (`aes`) (see
+/// the module docs of [`super`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Neon(uint64x2_t);
+
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn clmul_split(v: uint64x2_t, t: u64) -> (uint64x2_t, uint64x2_t) {
+    let p0 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(v), t));
+    let p1 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<1>(v), t));
+    (vzip1q_u64(p0, p1), vzip2q_u64(p0, p1))
+}
+
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn xor(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    veorq_u64(a, b)
+}
+
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn double(a: uint64x2_t) -> uint64x2_t {
+    vaddq_u64(a, a)
+}
+
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn spill(hi: uint64x2_t) -> uint64x2_t {
+    veorq_u64(
+        veorq_u64(vshrq_n_u64::<63>(hi), vshrq_n_u64::<61>(hi)),
+        vshrq_n_u64::<60>(hi),
+    )
+}
+
+impl Lanes for Neon {
+    const WIDTH: usize = 2;
+    type Twiddle = u64;
+
+    #[inline(always)]
+    unsafe fn twiddle(t: u64) -> u64 {
+        t
+    }
+
+    #[inline(always)]
+    unsafe fn load(src: *const u64) -> Self {
+        // SAFETY: NEON is part of the aarch64 baseline; the caller makes `src` valid for 2 reads
+        // (`vld1q` takes any alignment of the element type).
+        Self(unsafe { vld1q_u64(src) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, dst: *mut u64) {
+        // SAFETY: the caller makes `dst` valid for 2 writes.
+        unsafe { vst1q_u64(dst, self.0) }
+    }
+
+    #[inline(always)]
+    fn xor(self, other: Self) -> Self {
+        // SAFETY: a value exists only where the CPU has NEON and `aes`.
+        Self(unsafe { xor(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn clmul(self, t: u64) -> (Self, Self) {
+        // SAFETY: a value exists only where the CPU has NEON and `aes`.
+        let (lo, hi) = unsafe { clmul_split(self.0, t) };
+        (Self(lo), Self(hi))
+    }
+
+    #[inline(always)]
+    fn spill(self) -> Self {
+        // SAFETY: a value exists only where the CPU has NEON and `aes`.
+        Self(unsafe { spill(self.0) })
+    }
+
+    #[inline(always)]
+    fn double(self) -> Self {
+        // SAFETY: a value exists only where the CPU has NEON and `aes`.
+        Self(unsafe { double(self.0) })
+    }
+}

@@ -1,0 +1,67 @@
+//! One field element per "vector": the integer-multiply carry-less product of
+//! [`crate::scalar`], for CPUs without a carry-less multiplier.
+
+use super::Lanes;
+use crate::scalar::{self, SplitOperand};
+
+/// One lane in a general-purpose register.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Portable(u64);
+
+impl Lanes for Portable {
+    const WIDTH: usize = 1;
+    type Twiddle = SplitOperand;
+
+    #[inline(always)]
+    unsafe fn twiddle(t: u64) -> SplitOperand {
+        SplitOperand::new(t)
+    }
+
+    #[inline(always)]
+    unsafe fn load(src: *const u64) -> Self {
+        // SAFETY: the caller makes `src` valid for one read (any alignment).
+        Self(unsafe { src.read_unaligned() })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, dst: *mut u64) {
+        // SAFETY: the caller makes `dst` valid for one write (any alignment).
+        unsafe { dst.write_unaligned(self.0) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn store_stream(self, dst: *mut u64) {
+        // SAFETY: SSE2 is part of the x86_64 baseline; the caller makes `dst` valid and 8-byte
+        // aligned.
+        unsafe { core::arch::x86_64::_mm_stream_si64(dst.cast::<i64>(), self.0 as i64) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn stream_fence() {
+        // SAFETY: SSE is part of the x86_64 baseline.
+        unsafe { core::arch::x86_64::_mm_sfence() };
+    }
+
+    #[inline(always)]
+    fn xor(self, other: Self) -> Self {
+        Self(self.0 ^ other.0)
+    }
+
+    #[inline(always)]
+    fn clmul(self, t: SplitOperand) -> (Self, Self) {
+        let (lo, hi) = scalar::clmul_split(self.0, &t);
+        (Self(lo), Self(hi))
+    }
+
+    #[inline(always)]
+    fn spill(self) -> Self {
+        Self(scalar::spill(self.0))
+    }
+
+    #[inline(always)]
+    fn double(self) -> Self {
+        Self(self.0 << 1)
+    }
+}

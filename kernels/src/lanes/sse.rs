@@ -1,0 +1,85 @@
+//! Two lanes per `__m128i`, PCLMULQDQ products, SSSE3 byte-shuffle spill.
+
+use super::{Lanes, SPILL_TABLE};
+use core::arch::x86_64::*;
+
+/// Two field elements. Exists only on CPUs with SSSE3 and PCLMULQDQ (see the module docs of
+/// [`super`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sse(__m128i);
+
+#[target_feature(enable = "sse2,ssse3,pclmulqdq")]
+#[inline]
+fn clmul_split(v: __m128i, t: __m128i) -> (__m128i, __m128i) {
+    let even = _mm_clmulepi64_si128::<0x00>(v, t);
+    let odd = _mm_clmulepi64_si128::<0x11>(v, t);
+    (_mm_unpacklo_epi64(even, odd), _mm_unpackhi_epi64(even, odd))
+}
+
+#[target_feature(enable = "sse2,ssse3,pclmulqdq")]
+#[inline]
+fn spill(hi: __m128i) -> __m128i {
+    // SAFETY: reads 16 bytes from a 16-byte constant.
+    let table = unsafe { _mm_loadu_si128(SPILL_TABLE.as_ptr().cast()) };
+    _mm_shuffle_epi8(table, _mm_srli_epi64::<60>(hi))
+}
+
+impl Lanes for Sse {
+    const WIDTH: usize = 2;
+    type Twiddle = __m128i;
+
+    #[inline(always)]
+    unsafe fn twiddle(t: u64) -> __m128i {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe { _mm_set1_epi64x(t as i64) }
+    }
+
+    #[inline(always)]
+    unsafe fn load(src: *const u64) -> Self {
+        // SAFETY: the caller makes `src` valid for 2 reads; `loadu` takes any alignment.
+        Self(unsafe { _mm_loadu_si128(src.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, dst: *mut u64) {
+        // SAFETY: the caller makes `dst` valid for 2 writes; `storeu` takes any alignment.
+        unsafe { _mm_storeu_si128(dst.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_stream(self, dst: *mut u64) {
+        // SAFETY: the caller makes `dst` valid for 2 writes and 16-byte aligned.
+        unsafe { _mm_stream_si128(dst.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    fn stream_fence() {
+        // SAFETY: SSE is part of the x86_64 baseline.
+        unsafe { _mm_sfence() };
+    }
+
+    #[inline(always)]
+    fn xor(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        Self(unsafe { _mm_xor_si128(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn clmul(self, t: __m128i) -> (Self, Self) {
+        // SAFETY: a value exists only where the CPU has the features.
+        let (lo, hi) = unsafe { clmul_split(self.0, t) };
+        (Self(lo), Self(hi))
+    }
+
+    #[inline(always)]
+    fn spill(self) -> Self {
+        // SAFETY: a value exists only where the CPU has the features.
+        Self(unsafe { spill(self.0) })
+    }
+
+    #[inline(always)]
+    fn double(self) -> Self {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        Self(unsafe { _mm_add_epi64(self.0, self.0) })
+    }
+}

@@ -1,0 +1,305 @@
+//! The row kernels, written once over [`Lanes`] and instantiated per ISA in [`crate::dispatch`].
+//!
+//! A kernel walks its rows one column of `L::WIDTH` words at a time; the last column may be
+//! partial (masked on AVX-512, through a small buffer elsewhere). Rows are plain `u64` slices of
+//! any length and alignment.
+//!
+//! # Safety
+//! Every function here is `unsafe` for one reason: `L`'s constructors need the CPU to have `L`'s
+//! target features. The caller (a `#[target_feature]` entry point reached through a checked
+//! [`crate::Backend`]) guarantees it. Slice bounds are checked by the public wrappers.
+
+use crate::lanes::{Lanes, mul, mul_add};
+
+/// Calls `body(offset, n)` for each column of `len` words: full columns have `n = L::WIDTH`, the
+/// last may be shorter.
+#[inline(always)]
+fn for_columns<L: Lanes>(len: usize, mut body: impl FnMut(usize, usize)) {
+    let full = len - len % L::WIDTH;
+    let mut offset = 0;
+    while offset < full {
+        body(offset, L::WIDTH);
+        offset += L::WIDTH;
+    }
+    if offset < len {
+        body(offset, len - offset);
+    }
+}
+
+/// Loads `n <= L::WIDTH` words; `n` is a constant `L::WIDTH` in the main loop, so the branch
+/// folds away there.
+///
+/// # Safety
+/// The CPU has `L`'s features; `src` is valid for `n` reads.
+#[inline(always)]
+unsafe fn load<L: Lanes>(src: *const u64, n: usize) -> L {
+    if n == L::WIDTH {
+        // SAFETY: forwarded contract.
+        unsafe { L::load(src) }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { L::load_partial(src, n) }
+    }
+}
+
+/// Stores the first `n <= L::WIDTH` lanes.
+///
+/// # Safety
+/// `dst` is valid for `n` writes.
+#[inline(always)]
+unsafe fn store<L: Lanes>(v: L, dst: *mut u64, n: usize) {
+    if n == L::WIDTH {
+        // SAFETY: forwarded contract.
+        unsafe { v.store(dst) }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { v.store_partial(dst, n) }
+    }
+}
+
+/// The forward butterfly in registers: `u ← u + t·v`, `v ← v + u`.
+#[inline(always)]
+fn forward<L: Lanes>(u: &mut L, v: &mut L, t: L::Twiddle) {
+    *u = mul_add(*u, *v, t);
+    *v = v.xor(*u);
+}
+
+/// The inverse butterfly in registers: `v ← v + u`, `u ← u + t·v`.
+#[inline(always)]
+fn inverse<L: Lanes>(u: &mut L, v: &mut L, t: L::Twiddle) {
+    *v = v.xor(*u);
+    *u = mul_add(*u, *v, t);
+}
+
+/// `row ← t·row`.
+///
+/// # Safety
+/// The CPU has `L`'s features.
+#[inline(always)]
+pub(crate) unsafe fn mul_row<L: Lanes>(row: &mut [u64], t: u64) {
+    // SAFETY: the caller vouches for the features.
+    let t = unsafe { L::twiddle(t) };
+    let p = row.as_mut_ptr();
+    for_columns::<L>(row.len(), |i, n| {
+        // SAFETY: `i + n <= row.len()`; features as above.
+        let v: L = unsafe { load(p.wrapping_add(i), n) };
+        // SAFETY: `i + n <= row.len()`.
+        unsafe { store(mul(v, t), p.wrapping_add(i), n) };
+    });
+}
+
+/// One butterfly per column of a row pair, forward or inverse.
+///
+/// # Safety
+/// The CPU has `L`'s features; `u.len() == v.len()`.
+#[inline(always)]
+unsafe fn butterfly_rows<L: Lanes>(
+    u: &mut [u64],
+    v: &mut [u64],
+    t: u64,
+    op: impl Fn(&mut L, &mut L, L::Twiddle),
+) {
+    debug_assert_eq!(u.len(), v.len());
+    // SAFETY: the caller vouches for the features.
+    let t = unsafe { L::twiddle(t) };
+    let (pu, pv) = (u.as_mut_ptr(), v.as_mut_ptr());
+    for_columns::<L>(u.len(), |i, n| {
+        // SAFETY: `i + n <= u.len()`; features as above.
+        let mut a: L = unsafe { load(pu.wrapping_add(i), n) };
+        // SAFETY: `i + n <= v.len() == u.len()`; features as above.
+        let mut b: L = unsafe { load(pv.wrapping_add(i), n) };
+        op(&mut a, &mut b, t);
+        // SAFETY: `i + n <= u.len()`.
+        unsafe { store(a, pu.wrapping_add(i), n) };
+        // SAFETY: `i + n <= v.len()`.
+        unsafe { store(b, pv.wrapping_add(i), n) };
+    });
+}
+
+/// Forward butterflies over a row pair.
+///
+/// # Safety
+/// The CPU has `L`'s features; `u.len() == v.len()`.
+#[inline(always)]
+pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
+    // SAFETY: forwarded contract.
+    unsafe { butterfly_rows::<L>(u, v, t, forward::<L>) }
+}
+
+/// Inverse butterflies over a row pair.
+///
+/// # Safety
+/// The CPU has `L`'s features; `u.len() == v.len()`.
+#[inline(always)]
+pub(crate) unsafe fn inverse_butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
+    // SAFETY: forwarded contract.
+    unsafe { butterfly_rows::<L>(u, v, t, inverse::<L>) }
+}
+
+/// Loads column `i` (`n` words) of each of the `K` segments of length `seg` starting at `base`.
+///
+/// # Safety
+/// The CPU has `L`'s features; `base` is valid for `K·seg` reads and `i + n <= seg`.
+#[inline(always)]
+unsafe fn load_segments<L: Lanes, const K: usize>(
+    base: *const u64,
+    seg: usize,
+    i: usize,
+    n: usize,
+) -> [L; K] {
+    core::array::from_fn(|k| {
+        // SAFETY: `k·seg + i + n <= K·seg`; features as the caller vouches.
+        unsafe { load(base.wrapping_add(k * seg + i), n) }
+    })
+}
+
+/// Stores column `i` (`n` words) of each of the `K` segments.
+///
+/// # Safety
+/// `base` is valid for `K·seg` writes and `i + n <= seg`.
+#[inline(always)]
+unsafe fn store_segments<L: Lanes, const K: usize>(
+    rows: [L; K],
+    base: *mut u64,
+    seg: usize,
+    i: usize,
+    n: usize,
+) {
+    for (k, r) in rows.into_iter().enumerate() {
+        // SAFETY: `k·seg + i + n <= K·seg`.
+        unsafe { store(r, base.wrapping_add(k * seg + i), n) };
+    }
+}
+
+/// The radix-4 group: four segments in registers, two layers (see [`crate::Backend::radix4`]).
+///
+/// # Safety
+/// The CPU has `L`'s features; `block.len() % 4 == 0`.
+#[inline(always)]
+pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
+    let seg = block.len() / 4;
+    // SAFETY: the caller vouches for the features.
+    let t: [L::Twiddle; 3] = tw.map(|t| unsafe { L::twiddle(t) });
+    let base = block.as_mut_ptr();
+    for_columns::<L>(seg, |i, n| {
+        // SAFETY: `i + n <= seg`, the block holds 4 segments; features as above.
+        let [mut a, mut b, mut c, mut d] = unsafe { load_segments::<L, 4>(base, seg, i, n) };
+        forward(&mut a, &mut c, t[0]);
+        forward(&mut b, &mut d, t[0]);
+        forward(&mut a, &mut b, t[1]);
+        forward(&mut c, &mut d, t[2]);
+        // SAFETY: as for the loads.
+        unsafe { store_segments([a, b, c, d], base, seg, i, n) };
+    });
+}
+
+/// The inverse radix-4 group: undoes [`radix4`] with the same twiddles.
+///
+/// # Safety
+/// The CPU has `L`'s features; `block.len() % 4 == 0`.
+#[inline(always)]
+pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
+    let seg = block.len() / 4;
+    // SAFETY: the caller vouches for the features.
+    let t: [L::Twiddle; 3] = tw.map(|t| unsafe { L::twiddle(t) });
+    let base = block.as_mut_ptr();
+    for_columns::<L>(seg, |i, n| {
+        // SAFETY: `i + n <= seg`, the block holds 4 segments; features as above.
+        let [mut a, mut b, mut c, mut d] = unsafe { load_segments::<L, 4>(base, seg, i, n) };
+        inverse(&mut a, &mut b, t[1]);
+        inverse(&mut c, &mut d, t[2]);
+        inverse(&mut a, &mut c, t[0]);
+        inverse(&mut b, &mut d, t[0]);
+        // SAFETY: as for the loads.
+        unsafe { store_segments([a, b, c, d], base, seg, i, n) };
+    });
+}
+
+/// The radix-8 group: eight segments in registers across all twelve butterflies of three layers
+/// (see [`crate::Backend::radix8`]), so each word is loaded and stored once per three layers.
+///
+/// # Safety
+/// The CPU has `L`'s features; `block.len() % 8 == 0`.
+#[inline(always)]
+pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
+    let seg = block.len() / 8;
+    // SAFETY: the caller vouches for the features.
+    let t: [L::Twiddle; 7] = tw.map(|t| unsafe { L::twiddle(t) });
+    let base = block.as_mut_ptr();
+    for_columns::<L>(seg, |i, n| {
+        // SAFETY: `i + n <= seg`, the block holds 8 segments; features as above.
+        let [mut s0, mut s1, mut s2, mut s3, mut s4, mut s5, mut s6, mut s7] =
+            unsafe { load_segments::<L, 8>(base, seg, i, n) };
+        forward(&mut s0, &mut s4, t[0]);
+        forward(&mut s1, &mut s5, t[0]);
+        forward(&mut s2, &mut s6, t[0]);
+        forward(&mut s3, &mut s7, t[0]);
+        forward(&mut s0, &mut s2, t[1]);
+        forward(&mut s1, &mut s3, t[1]);
+        forward(&mut s4, &mut s6, t[2]);
+        forward(&mut s5, &mut s7, t[2]);
+        forward(&mut s0, &mut s1, t[3]);
+        forward(&mut s2, &mut s3, t[4]);
+        forward(&mut s4, &mut s5, t[5]);
+        forward(&mut s6, &mut s7, t[6]);
+        // SAFETY: as for the loads.
+        unsafe { store_segments([s0, s1, s2, s3, s4, s5, s6, s7], base, seg, i, n) };
+    });
+}
+
+/// The inverse radix-8 group: undoes [`radix8`] with the same twiddles, layers in reverse.
+///
+/// # Safety
+/// The CPU has `L`'s features; `block.len() % 8 == 0`.
+#[inline(always)]
+pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
+    let seg = block.len() / 8;
+    // SAFETY: the caller vouches for the features.
+    let t: [L::Twiddle; 7] = tw.map(|t| unsafe { L::twiddle(t) });
+    let base = block.as_mut_ptr();
+    for_columns::<L>(seg, |i, n| {
+        // SAFETY: `i + n <= seg`, the block holds 8 segments; features as above.
+        let [mut s0, mut s1, mut s2, mut s3, mut s4, mut s5, mut s6, mut s7] =
+            unsafe { load_segments::<L, 8>(base, seg, i, n) };
+        inverse(&mut s0, &mut s1, t[3]);
+        inverse(&mut s2, &mut s3, t[4]);
+        inverse(&mut s4, &mut s5, t[5]);
+        inverse(&mut s6, &mut s7, t[6]);
+        inverse(&mut s0, &mut s2, t[1]);
+        inverse(&mut s1, &mut s3, t[1]);
+        inverse(&mut s4, &mut s6, t[2]);
+        inverse(&mut s5, &mut s7, t[2]);
+        inverse(&mut s0, &mut s4, t[0]);
+        inverse(&mut s1, &mut s5, t[0]);
+        inverse(&mut s2, &mut s6, t[0]);
+        inverse(&mut s3, &mut s7, t[0]);
+        // SAFETY: as for the loads.
+        unsafe { store_segments([s0, s1, s2, s3, s4, s5, s6, s7], base, seg, i, n) };
+    });
+}
+
+/// Copies `src` into `dst` with streaming stores for the `8·L::WIDTH`-byte-aligned middle of
+/// `dst`, plain copies for the ragged head and tail, and a fence before returning.
+///
+/// # Safety
+/// The CPU has `L`'s features; `dst.len() == src.len()`.
+#[inline(always)]
+pub(crate) unsafe fn copy_streaming<L: Lanes>(dst: &mut [u64], src: &[u64]) {
+    debug_assert_eq!(dst.len(), src.len());
+    let bytes = 8 * L::WIDTH;
+    let misalign = dst.as_ptr() as usize % bytes;
+    let head = (((bytes - misalign) % bytes) / 8).min(dst.len());
+    let body = (dst.len() - head) / L::WIDTH * L::WIDTH;
+    dst[..head].copy_from_slice(&src[..head]);
+    let (pd, ps) = (dst.as_mut_ptr(), src.as_ptr());
+    let mut i = head;
+    while i < head + body {
+        // SAFETY: `i + WIDTH <= src.len()`; features as the caller vouches.
+        let v = unsafe { L::load(ps.wrapping_add(i)) };
+        // SAFETY: `i + WIDTH <= dst.len()` and `dst + i` is `bytes`-aligned (past the head).
+        unsafe { v.store_stream(pd.wrapping_add(i)) };
+        i += L::WIDTH;
+    }
+    dst[i..].copy_from_slice(&src[i..]);
+    L::stream_fence();
+}

@@ -1,0 +1,72 @@
+//! Choosing a backend: names, detection, the `NTT_BACKEND` override and its errors.
+//!
+//! One test function mutates the environment, so it runs alone in this binary's process.
+
+use ntt_kernels::{Backend, BackendError, BackendKind};
+
+#[test]
+fn names_parse_and_print() {
+    for kind in BackendKind::ALL {
+        assert_eq!(kind.name().parse::<BackendKind>(), Ok(kind));
+        assert_eq!(kind.to_string(), kind.name());
+        assert_eq!(kind.name().to_uppercase().parse::<BackendKind>(), Ok(kind));
+    }
+    assert_eq!(
+        "sse9".parse::<BackendKind>(),
+        Err(BackendError::UnknownName("sse9".into()))
+    );
+}
+
+#[test]
+fn detection_is_consistent() {
+    let all = Backend::available();
+    assert_eq!(all[0], Backend::portable());
+    assert!(all.contains(&Backend::detect()));
+    for b in &all {
+        assert_eq!(Backend::new(b.kind()), Ok(*b));
+        assert!(b.vector_lanes() <= Backend::detect().vector_lanes());
+    }
+    for kind in BackendKind::ALL {
+        if !all.iter().any(|b| b.kind() == kind) {
+            assert_eq!(Backend::new(kind), Err(BackendError::Unsupported(kind)));
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(
+        Backend::new(BackendKind::Neon),
+        Err(BackendError::Unsupported(BackendKind::Neon))
+    );
+    #[cfg(target_arch = "aarch64")]
+    assert_eq!(
+        Backend::new(BackendKind::Avx512),
+        Err(BackendError::Unsupported(BackendKind::Avx512))
+    );
+}
+
+#[test]
+fn env_override_selects_or_rejects() {
+    // SAFETY: the only test in this process that touches the environment; the others do not read it.
+    unsafe { std::env::remove_var("NTT_BACKEND") };
+    assert_eq!(Backend::from_env(), Ok(Backend::detect()));
+    for kind in BackendKind::ALL {
+        // SAFETY: as above.
+        unsafe { std::env::set_var("NTT_BACKEND", kind.name()) };
+        match Backend::new(kind) {
+            Ok(b) => assert_eq!(Backend::from_env(), Ok(b)),
+            Err(e) => {
+                assert_eq!(Backend::from_env(), Err(e.clone()));
+                assert!(e.to_string().contains(kind.name()), "{e}");
+            }
+        }
+    }
+    // SAFETY: as above.
+    unsafe { std::env::set_var("NTT_BACKEND", "quantum") };
+    let err = Backend::from_env().expect_err("unknown name");
+    assert_eq!(err, BackendError::UnknownName("quantum".into()));
+    assert!(err.to_string().contains("quantum"));
+    // SAFETY: as above.
+    unsafe { std::env::set_var("NTT_BACKEND", "") };
+    assert_eq!(Backend::from_env(), Ok(Backend::detect()));
+    // SAFETY: as above.
+    unsafe { std::env::remove_var("NTT_BACKEND") };
+}

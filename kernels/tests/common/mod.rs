@@ -1,0 +1,98 @@
+//! Shared helpers of the cross-check harnesses: edge values, seeded random rows, and the
+//! reference kernels built from `reference::mul_bitwise` one butterfly at a time.
+#![allow(dead_code)]
+
+use ntt_kernels::reference::{self, mul_bitwise};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// Operands that stress the reduction, each with its reason.
+pub const EDGES: [u64; 7] = [
+    0,                     // additive identity
+    1,                     // multiplicative identity
+    u64::MAX,              // every bit: the largest spill
+    1 << 63,               // only the top bit: x^63·x = 0x1B
+    0x1B,                  // the modulus's low part
+    0xF000_0000_0000_0000, // the four spill bits
+    0x8000_0000_0000_0001, // both ends
+];
+
+/// Segment lengths: every length up to twice the widest vector plus one, and around 32 and 64.
+pub const LENGTHS: [usize; 23] = [
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 33, 63, 64, 65, 0,
+];
+
+/// Word offsets of the sub-slice inside its buffer: aligned and misaligned for every vector width.
+pub const OFFSETS: [usize; 3] = [0, 1, 3];
+
+pub fn rng(seed: u64) -> StdRng {
+    StdRng::seed_from_u64(seed)
+}
+
+/// `len` words: random, with the edge values sprinkled in at random places.
+pub fn row(rng: &mut StdRng, len: usize) -> Vec<u64> {
+    (0..len)
+        .map(|_| {
+            if rng.random_range(0..4) == 0 {
+                EDGES[rng.random_range(0..EDGES.len())]
+            } else {
+                rng.random()
+            }
+        })
+        .collect()
+}
+
+/// Twiddles to try: every edge value and a few random ones.
+pub fn twiddles(rng: &mut StdRng) -> Vec<u64> {
+    let mut t = EDGES.to_vec();
+    t.extend((0..3).map(|_| rng.random::<u64>()));
+    t
+}
+
+pub fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
+    for (x, y) in u.iter_mut().zip(v.iter_mut()) {
+        *y ^= *x;
+        *x ^= mul_bitwise(t, *y);
+    }
+}
+
+/// The butterflies of a radix group one at a time: `pairs[i] = (a, b, twiddle index)` on equal
+/// segments.
+pub fn group(block: &mut [u64], segments: usize, pairs: &[(usize, usize, usize)], tw: &[u64], forward: bool) {
+    let e = block.len() / segments;
+    let mut segs: Vec<Vec<u64>> = block.chunks(e.max(1)).map(<[u64]>::to_vec).collect();
+    segs.resize(segments, Vec::new());
+    for &(a, b, k) in pairs {
+        let (mut u, mut v) = (segs[a].clone(), segs[b].clone());
+        if forward {
+            reference::butterfly(&mut u, &mut v, tw[k]);
+        } else {
+            inverse_butterfly(&mut u, &mut v, tw[k]);
+        }
+        segs[a] = u;
+        segs[b] = v;
+    }
+    let flat: Vec<u64> = segs.concat();
+    block.copy_from_slice(&flat);
+}
+
+pub const RADIX4: [(usize, usize, usize); 4] = [(0, 2, 0), (1, 3, 0), (0, 1, 1), (2, 3, 2)];
+
+pub const RADIX8: [(usize, usize, usize); 12] = [
+    (0, 4, 0),
+    (1, 5, 0),
+    (2, 6, 0),
+    (3, 7, 0),
+    (0, 2, 1),
+    (1, 3, 1),
+    (4, 6, 2),
+    (5, 7, 2),
+    (0, 1, 3),
+    (2, 3, 4),
+    (4, 5, 5),
+    (6, 7, 6),
+];
+
+/// The same pairs in the order that undoes them.
+pub fn reversed(pairs: &[(usize, usize, usize)]) -> Vec<(usize, usize, usize)> {
+    pairs.iter().rev().copied().collect()
+}

@@ -1,0 +1,96 @@
+//! Bad shapes are errors, and nothing is written.
+
+mod common;
+
+use common::pool;
+use ntt_kernels::Backend;
+use ntt_pcs::{EncodeError, Encoder, MessageLayout, Shape};
+use std::mem::MaybeUninit;
+
+fn encoder() -> Encoder {
+    Encoder::new(pool(2), Backend::detect())
+}
+
+#[test]
+fn bad_in_place_shapes_are_errors_and_write_nothing() {
+    let enc = encoder();
+    let cases: [(usize, usize, u32, EncodeError); 5] = [
+        (16, 0, 0, EncodeError::ZeroLanes),
+        (15, 2, 0, EncodeError::RaggedRows { len: 15, lanes: 2 }),
+        (24, 2, 0, EncodeError::RowsNotPowerOfTwo { rows: 12 }),
+        (0, 1, 0, EncodeError::RowsNotPowerOfTwo { rows: 0 }),
+        (
+            16,
+            2,
+            4,
+            EncodeError::RateTooLow {
+                log_inv_rate: 4,
+                log_rows: 3,
+            },
+        ),
+    ];
+    for (len, lanes, r, err) in cases {
+        let mut data: Vec<u64> = (0..len as u64).collect();
+        assert_eq!(enc.encode_in_place(&mut data, lanes, r, None), Err(err.clone()));
+        assert_eq!(data, (0..len as u64).collect::<Vec<_>>(), "{err}");
+        if r == 0 {
+            assert_eq!(enc.inverse_in_place(&mut data, lanes), Err(err.clone()));
+            assert_eq!(data, (0..len as u64).collect::<Vec<_>>(), "{err}");
+        }
+    }
+}
+
+#[test]
+fn mismatched_message_is_an_error_and_writes_nothing() {
+    let enc = encoder();
+    for layout in [MessageLayout::Rows, MessageLayout::Lanes] {
+        let mut out = vec![MaybeUninit::new(7u64); 32];
+        let msg = vec![1u64; 15];
+        let err = enc.encode(&msg, layout, &mut out, 2, 1, None);
+        assert_eq!(
+            err,
+            Err(EncodeError::MessageLength {
+                expected: 16,
+                actual: 15
+            })
+        );
+        // SAFETY: every word was initialised with 7 above.
+        assert!(out.iter().all(|w| unsafe { w.assume_init() } == 7));
+        let err = enc.encode(&msg, layout, &mut out[..30], 2, 1, None);
+        assert_eq!(err, Err(EncodeError::RowsNotPowerOfTwo { rows: 15 }));
+    }
+}
+
+#[test]
+fn plan_refuses_bad_shapes() {
+    let enc = encoder();
+    let shape = |log_rows, lanes, log_inv_rate| Shape {
+        log_rows,
+        lanes,
+        log_inv_rate,
+    };
+    assert_eq!(
+        enc.plan(shape(4, 0, 0), MessageLayout::Rows).err(),
+        Some(EncodeError::ZeroLanes)
+    );
+    assert!(matches!(
+        enc.plan(shape(3, 1, 4), MessageLayout::Rows),
+        Err(EncodeError::RateTooLow { .. })
+    ));
+    assert!(matches!(
+        enc.plan(shape(63, 1, 0), MessageLayout::Rows),
+        Err(EncodeError::TooManyRows { .. })
+    ));
+}
+
+#[test]
+fn a_panicking_sink_is_an_error_not_a_hang() {
+    let enc = encoder();
+    let mut data = vec![1u64; 64 << 4];
+    let sink = |_: usize, _: &[u64]| panic!("sink refuses");
+    let err = enc.encode_in_place(&mut data, 64, 1, Some(&sink));
+    assert!(
+        matches!(err, Err(EncodeError::TaskPanicked(ref m)) if m.contains("sink refuses")),
+        "{err:?}"
+    );
+}

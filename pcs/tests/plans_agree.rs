@@ -1,0 +1,177 @@
+//! Random shapes × worker counts × narrow/wide × scaled-down budgets × backends: every entry
+//! point gives the reference codeword byte for byte, the sink's blocks tile the rows once, and
+//! the inverse gives the message back.
+
+mod common;
+
+use common::{Recorder, assume_written, garbage_codeword, pool, rows_to_lanes, words};
+use ntt_kernels::Backend;
+use ntt_pcs::reference::encode_reference;
+use ntt_pcs::{DeepBudget, Encoder, MessageLayout, PlanConfig, Shape};
+use proptest::prelude::*;
+
+/// Most codeword words a random case may have, so the bitwise oracle stays fast.
+const MAX_WORDS: usize = 1 << 15;
+const WORKERS: [usize; 4] = [1, 2, 3, 8];
+
+#[derive(Debug, Clone)]
+struct Case {
+    shape: Shape,
+    workers: usize,
+    config: PlanConfig,
+    backend: Backend,
+    seed: u64,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        0u32..=16,
+        1usize..=70,
+        0u32..=4,
+        prop::sample::select(&WORKERS[..]),
+        any::<bool>(),
+        1u32..=8,
+        0u32..=4,
+        prop::option::of(prop_oneof![Just(DeepBudget::L2), Just(DeepBudget::L3)]),
+        any::<prop::sample::Index>(),
+        any::<u64>(),
+    )
+        .prop_map(
+            |(log_rows, lanes, r, workers, wide, log_l2_rows, log_l3_extra, deep, backend, seed)| {
+                let lanes = lanes.min((MAX_WORDS >> log_rows).max(1));
+                let backends = Backend::available();
+                let l2_bytes = (lanes * 8) << log_l2_rows;
+                Case {
+                    shape: Shape {
+                        log_rows,
+                        lanes,
+                        log_inv_rate: r.min(log_rows),
+                    },
+                    workers,
+                    config: PlanConfig {
+                        l2_bytes: Some(l2_bytes),
+                        l3_bytes: Some(l2_bytes << log_l3_extra),
+                        wide: Some(wide),
+                        log_residues: None,
+                        deep,
+                        stream: None,
+                    },
+                    backend: *backend.get(&backends),
+                    seed,
+                }
+            },
+        )
+}
+
+fn check_case(case: &Case) -> Result<(), TestCaseError> {
+    let Shape {
+        log_rows,
+        lanes: n,
+        log_inv_rate: r,
+    } = case.shape;
+    let enc = Encoder::new(pool(case.workers), case.backend).with_config(case.config.clone());
+    let msg = words(case.seed, case.shape.message_words());
+    let expect = encode_reference(&msg, n, log_rows, r);
+
+    let mut data = vec![0u64; n << log_rows];
+    data[..msg.len()].copy_from_slice(&msg);
+    let sink = Recorder::default();
+    enc.encode_in_place(&mut data, n, r, Some(&sink))
+        .expect("in place");
+    prop_assert!(data == expect, "in place differs from the reference");
+    sink.check(&data, n).map_err(TestCaseError::fail)?;
+
+    for layout in [MessageLayout::Rows, MessageLayout::Lanes] {
+        let input = match layout {
+            MessageLayout::Rows => msg.clone(),
+            MessageLayout::Lanes => rows_to_lanes(&msg, n),
+        };
+        let mut out = garbage_codeword(n << log_rows);
+        let sink = Recorder::default();
+        enc.encode(&input, layout, &mut out, n, r, Some(&sink))
+            .expect("encode");
+        let out = assume_written(out);
+        prop_assert!(out == expect, "{layout} message differs from the reference");
+        sink.check(&out, n).map_err(TestCaseError::fail)?;
+    }
+
+    enc.inverse_in_place(&mut data, n).expect("inverse");
+    prop_assert!(
+        data[..msg.len()] == msg[..],
+        "inverse does not give the message back"
+    );
+    prop_assert!(
+        data[msg.len()..].iter().all(|&w| w == 0),
+        "inverse leaves non-zero padding"
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_plan_matches_the_reference(case in case()) {
+        check_case(&case)?;
+    }
+}
+
+/// The budgets above really produce the plan families the property test claims to cover.
+#[test]
+fn scaled_budgets_give_multi_pass_plans() {
+    let enc = |config: PlanConfig| Encoder::new(pool(2), Backend::portable()).with_config(config);
+    let shape = Shape {
+        log_rows: 12,
+        lanes: 3,
+        log_inv_rate: 1,
+    };
+    let small = PlanConfig {
+        l2_bytes: Some((3 * 8) << 3),
+        l3_bytes: Some((3 * 8) << 3),
+        wide: Some(false),
+        ..PlanConfig::default()
+    };
+    let plan = enc(small.clone())
+        .plan(shape, MessageLayout::Lanes)
+        .expect("plan");
+    assert!(plan.gathered.len() >= 2, "{plan}");
+    assert!(plan.gathered.iter().all(|g| g.log_residues == 0), "{plan}");
+    let wide = PlanConfig {
+        l2_bytes: Some((3 * 8) << 6),
+        wide: Some(true),
+        ..small.clone()
+    };
+    let plan = enc(wide).plan(shape, MessageLayout::Lanes).expect("plan");
+    assert!(plan.gathered.iter().any(|g| g.log_residues > 0), "{plan}");
+    let l3 = PlanConfig {
+        l3_bytes: Some((3 * 8) << 6),
+        deep: Some(DeepBudget::L3),
+        ..small
+    };
+    let plan = enc(l3).plan(shape, MessageLayout::Rows).expect("plan");
+    let deep = plan.deep.as_ref().expect("deep pass");
+    assert!(deep.inner_log_group_rows > 0, "{plan}");
+}
+
+/// Larger shapes than the property test reaches, one of each family, against the oracle.
+#[test]
+fn larger_shapes_match_the_reference() {
+    for (log_rows, lanes, r, workers) in [(16, 1, 1, 3), (14, 5, 2, 2), (12, 64, 1, 2), (11, 70, 4, 8)] {
+        let case = Case {
+            shape: Shape {
+                log_rows,
+                lanes,
+                log_inv_rate: r,
+            },
+            workers,
+            config: PlanConfig {
+                l2_bytes: Some((lanes * 8) << 5),
+                l3_bytes: Some((lanes * 8) << 8),
+                ..PlanConfig::default()
+            },
+            backend: *Backend::available().last().expect("a backend"),
+            seed: u64::from(log_rows),
+        };
+        check_case(&case).expect("matches");
+    }
+}

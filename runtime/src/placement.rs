@@ -1,0 +1,148 @@
+//! Where workers go: which PU each one is placed on, its cache budgets, and whom it steals
+//! from first.
+
+use serde::{Deserialize, Serialize};
+
+use crate::topology::{Topology, WorkerBudget};
+
+/// How workers are pinned to CPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PinPolicy {
+    /// Each worker may run on every PU of its core (SMT siblings included).
+    Cores,
+    /// Each worker is bound to exactly one PU.
+    Pus,
+    /// Workers are placed logically (budgets, steal order) but not bound.
+    None,
+}
+
+/// Where one worker was placed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerPlacement {
+    /// OS index of the PU the worker is placed on (its core's first PU under
+    /// [`PinPolicy::Cores`]).
+    pub cpu: usize,
+    /// Index of that PU's core in `0..Topology::cores`.
+    pub core: usize,
+    /// Index of that PU's NUMA node in `Topology::numa_nodes`.
+    pub numa_node: usize,
+    /// The CPUs the worker thread is bound to (empty when not pinned or pinning failed).
+    pub bound_to: Vec<usize>,
+}
+
+/// PUs for `workers` workers: one per core first, cores taken round-robin across
+/// (NUMA node, L3) domains so consecutive workers land in different domains; then the cores'
+/// second PUs, and so on; wrapping around when there are more workers than PUs.
+pub(crate) fn place(topo: &Topology, workers: usize) -> Vec<usize> {
+    // Domains keyed by (NUMA node, PUs of the L3), in order of first appearance, each with
+    // its cores' PU lists.
+    type DomainKey = (usize, Option<Vec<usize>>);
+    let mut domains: Vec<(DomainKey, Vec<Vec<usize>>)> = Vec::new();
+    for core in 0..topo.cores {
+        let pus: Vec<usize> = topo
+            .pus
+            .iter()
+            .filter(|p| p.core == core)
+            .map(|p| p.os_index)
+            .collect();
+        let Some(&first) = pus.first() else { continue };
+        let numa = topo.pu(first).map_or(0, |p| p.numa_node);
+        let key = (numa, topo.cache(first, 3).map(|c| c.pus.clone()));
+        match domains.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, cores)) => cores.push(pus),
+            None => domains.push((key, vec![pus])),
+        }
+    }
+    let mut order = Vec::with_capacity(topo.pus.len());
+    let max_smt = topo.pus.len();
+    let max_cores = domains.iter().map(|d| d.1.len()).max().unwrap_or(0);
+    for sibling in 0..max_smt {
+        for c in 0..max_cores {
+            for (_, cores) in &domains {
+                if let Some(&pu) = cores.get(c).and_then(|pus| pus.get(sibling)) {
+                    order.push(pu);
+                }
+            }
+        }
+        if order.len() == topo.pus.len() {
+            break;
+        }
+    }
+    (0..workers).map(|w| order[w % order.len()]).collect()
+}
+
+/// Each worker's share of the L2 and L3 over its PU: the cache's size divided by the number
+/// of workers placed under it.
+pub(crate) fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
+    let share = |cpu: usize, level: u8| {
+        let cache = topo
+            .cache(cpu, level)
+            .expect("every PU has L1d, L2 and L3 entries");
+        let sharers = cpus.iter().filter(|c| cache.pus.contains(c)).count().max(1);
+        usize::try_from(cache.size_bytes / sharers as u64).unwrap_or(usize::MAX)
+    };
+    cpus.iter()
+        .map(|&cpu| WorkerBudget {
+            l2_bytes: share(cpu, 2),
+            l3_bytes: share(cpu, 3),
+        })
+        .collect()
+}
+
+/// For each worker, the others in steal order: those sharing its L2, then its L3, then its
+/// NUMA node, then everyone else; ties broken by distance in worker index (so victims differ
+/// between workers and contention spreads).
+pub(crate) fn steal_orders(topo: &Topology, cpus: &[usize]) -> Vec<Vec<usize>> {
+    let n = cpus.len();
+    let distance = |a: usize, b: usize| {
+        let same = |level| match (topo.cache(cpus[a], level), topo.cache(cpus[b], level)) {
+            (Some(x), Some(y)) => x.pus == y.pus,
+            _ => false,
+        };
+        let node = |w: usize| topo.pu(cpus[w]).map(|p| p.numa_node);
+        if same(2) {
+            0
+        } else if same(3) {
+            1
+        } else if node(a) == node(b) {
+            2
+        } else {
+            3
+        }
+    };
+    (0..n)
+        .map(|w| {
+            let mut victims: Vec<usize> = (0..n).filter(|&v| v != w).collect();
+            victims.sort_by_key(|&v| (distance(w, v), (v + n - w) % n));
+            victims
+        })
+        .collect()
+}
+
+/// Binds the calling thread to `cpus`.
+pub(crate) fn bind_current_thread(cpus: &[usize]) -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `cpu_set_t` is plain data; all-zero is a valid (empty) set.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for &cpu in cpus {
+            if cpu >= libc::CPU_SETSIZE as usize {
+                return Err(format!("cpu {cpu} beyond CPU_SETSIZE"));
+            }
+            // SAFETY: `cpu < CPU_SETSIZE`, checked above.
+            unsafe { libc::CPU_SET(cpu, &mut set) };
+        }
+        // SAFETY: `set` is a valid `cpu_set_t` of the size passed; pid 0 is this thread.
+        let rc = unsafe { libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set) };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error().to_string())
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpus;
+        Err("pinning is implemented for Linux only".into())
+    }
+}

@@ -1,0 +1,388 @@
+//! The pool: building it, running graphs on it, shutting it down.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use crossbeam_deque::Worker;
+
+use crate::context::TaskContext;
+use crate::graph::{Graph, RunState};
+use crate::job::JobRef;
+use crate::latch::Latch;
+use crate::panic::TaskPanic;
+use crate::placement::{self, PinPolicy, WorkerPlacement};
+use crate::registry::{Registry, WorkerThread};
+use crate::topology::{Topology, WorkerBudget};
+
+/// Most workers a pool may have; far beyond any machine the engine targets, and small enough
+/// that a typo in `NTT_THREADS` is an error rather than an attempt to spawn millions of threads.
+pub const MAX_WORKERS: usize = 4096;
+
+/// The environment variable that sets the default number of workers.
+pub const THREADS_ENV: &str = "NTT_THREADS";
+
+/// Why a pool could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The requested (or `NTT_THREADS`) worker count is not usable.
+    #[error("invalid worker count: {0}")]
+    Threads(String),
+    /// The operating system refused to start a worker thread.
+    #[error("could not spawn worker thread {index}: {source}")]
+    Spawn {
+        /// Index of the worker that failed to start.
+        index: usize,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+type NameFn = Box<dyn FnMut(usize) -> String + Send>;
+
+/// Builds a [`ThreadPool`], in the manner of rayon's `ThreadPoolBuilder`.
+#[derive(Default)]
+pub struct ThreadPoolBuilder {
+    threads: Option<usize>,
+    pin: Option<PinPolicy>,
+    thread_name: Option<NameFn>,
+    stack_size: Option<usize>,
+    topology: Option<Topology>,
+}
+
+impl core::fmt::Debug for ThreadPoolBuilder {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("threads", &self.threads)
+            .field("pin", &self.pin)
+            .field("thread_name", &self.thread_name.is_some())
+            .field("stack_size", &self.stack_size)
+            .field("topology", &self.topology.is_some())
+            .finish()
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with every setting at its default.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of workers; 0 means the default (`NTT_THREADS`, else one per allowed core).
+    pub fn num_threads(mut self, n: usize) -> Self {
+        self.threads = Some(n);
+        self
+    }
+
+    /// Pinning policy. Default: [`PinPolicy::Cores`] when the allowed cpuset has at least one
+    /// core per worker, else [`PinPolicy::None`]. With an explicit policy and more workers than
+    /// cores (or PUs), workers wrap around and share them.
+    pub fn pin(mut self, policy: PinPolicy) -> Self {
+        self.pin = Some(policy);
+        self
+    }
+
+    /// Names worker threads; default `ntt-worker-{index}`.
+    pub fn thread_name(mut self, name: impl FnMut(usize) -> String + Send + 'static) -> Self {
+        self.thread_name = Some(Box::new(name));
+        self
+    }
+
+    /// Stack size of worker threads in bytes; default the platform's (`RUST_MIN_STACK`).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Uses `topology` instead of detecting it (tests, or a topology read once and shared).
+    pub fn topology(mut self, topology: Topology) -> Self {
+        self.topology = Some(topology);
+        self
+    }
+
+    /// The number of workers this builder would start on `topology`.
+    fn worker_count(&self, topology: &Topology) -> Result<usize, BuildError> {
+        let n = match self.threads {
+            Some(n) if n > 0 => n,
+            _ => match std::env::var(THREADS_ENV) {
+                Ok(v) if !v.trim().is_empty() => {
+                    v.trim().parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        BuildError::Threads(format!("{THREADS_ENV}={v:?} is not a positive integer"))
+                    })?
+                }
+                _ => topology.cores,
+            },
+        };
+        if n > MAX_WORKERS {
+            return Err(BuildError::Threads(format!(
+                "{n} workers requested; at most {MAX_WORKERS} are supported"
+            )));
+        }
+        Ok(n)
+    }
+
+    /// Starts the workers.
+    ///
+    /// # Errors
+    /// [`BuildError::Threads`] for a worker count that is out of range (including a malformed
+    /// `NTT_THREADS`), [`BuildError::Spawn`] when a thread cannot be started. Failing to pin is
+    /// not an error: the pool runs unpinned there and says so in [`ThreadPool::warnings`].
+    pub fn build(mut self) -> Result<ThreadPool, BuildError> {
+        let topology = self.topology.take().unwrap_or_else(Topology::detect);
+        let n = self.worker_count(&topology)?;
+        let pin = self.pin.unwrap_or(if n <= topology.cores {
+            PinPolicy::Cores
+        } else {
+            PinPolicy::None
+        });
+        let cpus = placement::place(&topology, n);
+        let budgets = placement::budgets(&topology, &cpus);
+        let mut steal_orders = placement::steal_orders(&topology, &cpus);
+        let mut placements: Vec<WorkerPlacement> = cpus
+            .iter()
+            .map(|&cpu| {
+                let pu = topology.pu(cpu).expect("placed on an allowed PU");
+                WorkerPlacement {
+                    cpu,
+                    core: pu.core,
+                    numa_node: pu.numa_node,
+                    bound_to: match pin {
+                        PinPolicy::Cores => topology
+                            .pus
+                            .iter()
+                            .filter(|p| p.core == pu.core)
+                            .map(|p| p.os_index)
+                            .collect(),
+                        PinPolicy::Pus => vec![cpu],
+                        PinPolicy::None => Vec::new(),
+                    },
+                }
+            })
+            .collect();
+
+        let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
+        let registry = Arc::new(Registry::new(deques.iter().map(Worker::stealer).collect()));
+        let (started_tx, started_rx) = mpsc::channel::<(usize, Result<(), String>)>();
+        let mut handles = Vec::with_capacity(n);
+        for (index, deque) in deques.into_iter().enumerate().rev() {
+            let name = match &mut self.thread_name {
+                Some(f) => f(index),
+                None => format!("ntt-worker-{index}"),
+            };
+            let mut builder = std::thread::Builder::new().name(name);
+            if let Some(bytes) = self.stack_size {
+                builder = builder.stack_size(bytes);
+            }
+            let registry_for_worker = Arc::clone(&registry);
+            let victims = steal_orders.pop().expect("one steal order per worker");
+            let bind = placements[index].bound_to.clone();
+            let started = started_tx.clone();
+            let spawned = builder.spawn(move || {
+                let pinned = if bind.is_empty() {
+                    Ok(())
+                } else {
+                    placement::bind_current_thread(&bind)
+                };
+                // The builder is waiting for this message; it cannot have gone away.
+                let _ = started.send((index, pinned));
+                WorkerThread::new(index, deque, registry_for_worker, victims).main_loop();
+            });
+            match spawned {
+                Ok(handle) => handles.push(handle),
+                Err(source) => {
+                    registry.terminate();
+                    for handle in handles {
+                        let _ = handle.join();
+                    }
+                    return Err(BuildError::Spawn { index, source });
+                }
+            }
+        }
+        drop(started_tx);
+        let mut warnings = Vec::new();
+        for (index, pinned) in started_rx.iter().take(n) {
+            if let Err(e) = pinned {
+                warnings.push(format!("worker {index} could not be pinned: {e}"));
+                placements[index].bound_to.clear();
+            }
+        }
+        if pin != PinPolicy::None && n > topology.cores {
+            warnings.push(format!(
+                "{n} workers on {} allowed cores: pinned workers share cores",
+                topology.cores
+            ));
+        }
+        Ok(ThreadPool {
+            registry,
+            handles,
+            budgets,
+            placements,
+            topology,
+            pin,
+            warnings,
+        })
+    }
+}
+
+/// A pool of workers that runs task graphs. `Send + Sync`: share it behind an `Arc`.
+///
+/// Dropping the pool stops and joins its workers (unless it is dropped from one of its own
+/// workers, which then exit on their own).
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+    handles: Vec<JoinHandle<()>>,
+    budgets: Vec<WorkerBudget>,
+    placements: Vec<WorkerPlacement>,
+    topology: Topology,
+    pin: PinPolicy,
+    warnings: Vec<String>,
+}
+
+impl core::fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("workers", &self.budgets.len())
+            .field("pin", &self.pin)
+            .field("placements", &self.placements)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ThreadPool {
+    /// Number of worker threads.
+    pub fn num_workers(&self) -> usize {
+        self.budgets.len()
+    }
+
+    /// Each worker's cache budgets, indexed by worker.
+    pub fn budgets(&self) -> &[WorkerBudget] {
+        &self.budgets
+    }
+
+    /// The topology the pool was placed on.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Where each worker was placed, indexed by worker.
+    pub fn placements(&self) -> &[WorkerPlacement] {
+        &self.placements
+    }
+
+    /// The pinning policy in effect (after the default was resolved).
+    pub fn pin_policy(&self) -> PinPolicy {
+        self.pin
+    }
+
+    /// What went wrong while starting (pinning failures, oversubscription), in plain words.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Builds a graph with `build` and runs it to completion; re-raises the first task panic.
+    ///
+    /// Tasks may borrow anything that outlives the call. May be called from inside a task
+    /// (nested run): the calling worker executes other tasks while it waits.
+    ///
+    /// # Panics
+    /// Re-raises the first panic of a task (after every other task has finished or been
+    /// skipped), and panics if the graph has a dependency cycle (before running any task).
+    pub fn run<'s>(&self, build: impl FnOnce(&mut Graph<'s>)) {
+        if let Err(p) = self.try_run(build) {
+            std::panic::resume_unwind(p.payload);
+        }
+    }
+
+    /// Like [`ThreadPool::run`], returning the first task panic as an error.
+    ///
+    /// # Errors
+    /// The payload of the first task that panicked; a dependency cycle is reported the same
+    /// way, with a `String` payload that says so, before any task runs.
+    pub fn try_run<'s>(&self, build: impl FnOnce(&mut Graph<'s>)) -> Result<(), TaskPanic> {
+        let mut graph = Graph::new();
+        build(&mut graph);
+        if graph.is_empty() {
+            return Ok(());
+        }
+        WorkerThread::with_current(&self.registry, |worker| {
+            let latch = worker.map_or_else(Latch::blocking, |w| Latch::for_worker(w.index));
+            let state = graph.plan(self, latch).map_err(|msg| TaskPanic {
+                payload: Box::new(msg),
+            })?;
+            let roots = state.root_count();
+            let this: *const RunState = &state;
+            match worker {
+                Some(w) => {
+                    // SAFETY: the root range is owned by nobody else yet and the run is live
+                    // until `wait_until` sees the latch.
+                    unsafe { state.execute_roots(this, 0, roots, w) };
+                    w.wait_until(|| state.latch.probe());
+                }
+                None => {
+                    self.registry.inject(JobRef::roots(this, 0, roots));
+                    state.latch.wait_blocking();
+                }
+            }
+            graph.mark_consumed();
+            state
+                .take_panic()
+                .map_or(Ok(()), |payload| Err(TaskPanic { payload }))
+        })
+    }
+
+    /// Calls `f` on sub-ranges of `range` of `grain` indices each (the last may be shorter),
+    /// in parallel. A `grain` of 0 means 1.
+    ///
+    /// # Panics
+    /// Re-raises the first panic of `f`.
+    pub fn for_each(
+        &self,
+        range: Range<usize>,
+        grain: usize,
+        f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
+    ) {
+        let grain = grain.max(1);
+        let f = &f;
+        self.run(|g| {
+            let mut start = range.start;
+            while start < range.end {
+                let end = start.saturating_add(grain).min(range.end);
+                g.add(move |ctx| f(start..end, ctx));
+                start = end;
+            }
+        });
+    }
+
+    /// Calls `f(i, chunk, ctx)` for each `chunk_len`-sized chunk of `data` (the last may be
+    /// shorter), in parallel. A `chunk_len` of 0 means 1.
+    ///
+    /// # Panics
+    /// Re-raises the first panic of `f`.
+    pub fn chunks_mut<T: Send>(
+        &self,
+        data: &mut [T],
+        chunk_len: usize,
+        f: impl Fn(usize, &mut [T], &TaskContext<'_>) + Sync,
+    ) {
+        let f = &f;
+        self.run(|g| {
+            for (i, chunk) in data.chunks_mut(chunk_len.max(1)).enumerate() {
+                g.add(move |ctx| f(i, chunk, ctx));
+            }
+        });
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        let on_own_worker = WorkerThread::with_current(&self.registry, |w| w.is_some());
+        if !on_own_worker {
+            for handle in self.handles.drain(..) {
+                // Workers abort rather than unwind, so a join error cannot carry a user panic.
+                let _ = handle.join();
+            }
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! The machine as the runtime sees it: processing units, cores, caches, NUMA nodes, and the
+//! cpuset this process may run on.
+//!
+//! Detection tries hwloc first, then Linux sysfs, then documented defaults
+//! ([`defaults`]); every cache records where its size came from ([`Provenance`]) and every
+//! fallback adds a line to [`Topology::warnings`], so a report can say how much to trust it.
+
+mod defaults;
+mod hwloc;
+mod sysfs;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use defaults::{DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE};
+
+/// Per-worker cache budgets derived from the topology: a cache's size divided among the
+/// workers placed under it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerBudget {
+    /// This worker's share of its L2 cache, in bytes.
+    pub l2_bytes: usize,
+    /// This worker's share of its L3 cache, in bytes.
+    pub l3_bytes: usize,
+}
+
+/// Where a piece of the topology came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Provenance {
+    /// The hwloc library.
+    Hwloc,
+    /// Linux sysfs (`/sys/devices/system/cpu`, `/sys/devices/system/node`).
+    Sysfs,
+    /// A documented default (see [`DEFAULT_L2_BYTES`] and friends); the machine did not say.
+    Default,
+}
+
+/// One processing unit (hardware thread) the process may run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessingUnit {
+    /// The operating system's CPU number (what `taskset` and `sched_setaffinity` use).
+    pub os_index: usize,
+    /// Index of its core in `0..Topology::cores` (PUs with the same value are SMT siblings).
+    pub core: usize,
+    /// Index of its NUMA node in [`Topology::numa_nodes`].
+    pub numa_node: usize,
+}
+
+/// One data or unified cache.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cache {
+    /// 1 (data), 2 or 3.
+    pub level: u8,
+    /// Size in bytes.
+    pub size_bytes: u64,
+    /// OS indices of the allowed PUs that share it, ascending.
+    pub pus: Vec<usize>,
+    /// Where the size and sharing came from.
+    pub source: Provenance,
+}
+
+/// One NUMA node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumaNode {
+    /// The operating system's node number.
+    pub os_index: usize,
+    /// OS indices of the allowed PUs local to it, ascending.
+    pub pus: Vec<usize>,
+}
+
+/// The machine's topology as far as the runtime needs it. Never empty: it has at least one PU,
+/// one core and one NUMA node, and every PU has an L1d, an L2 and an L3 entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Topology {
+    /// Where the PUs, cores and NUMA nodes came from.
+    pub source: Provenance,
+    /// Number of cores with at least one allowed PU.
+    pub cores: usize,
+    /// The allowed PUs (the process's cpuset), ascending by OS index.
+    pub pus: Vec<ProcessingUnit>,
+    /// L1d, L2 and L3 caches over the allowed PUs.
+    pub caches: Vec<Cache>,
+    /// NUMA nodes with at least one allowed PU.
+    pub numa_nodes: Vec<NumaNode>,
+    /// Everything that had to be guessed or worked around, in plain words.
+    pub warnings: Vec<String>,
+}
+
+/// A PU before cores and nodes are numbered: (os index, core key, NUMA node os index).
+pub(crate) type RawPu = (usize, (usize, usize), usize);
+
+impl Topology {
+    /// Reads the machine's topology; never fails (falls back and says so in `warnings`).
+    ///
+    /// `NTT_TOPOLOGY=sysfs` or `NTT_TOPOLOGY=defaults` skips the earlier sources (to test or
+    /// work around a broken hwloc); any other value, or none, means `hwloc`.
+    pub fn detect() -> Self {
+        let allowed = affinity_cpus();
+        let forced = std::env::var("NTT_TOPOLOGY").unwrap_or_default();
+        let mut warnings = Vec::new();
+        if forced != "sysfs" && forced != "defaults" {
+            match hwloc::detect(allowed.as_deref()) {
+                Ok(mut topo) => {
+                    topo.fill_missing_caches(Some(Path::new(sysfs::SYSFS_ROOT)));
+                    return topo;
+                }
+                Err(e) => warnings.push(format!("hwloc failed ({e}); reading sysfs instead")),
+            }
+        }
+        let mut topo = if forced != "defaults" {
+            match sysfs::detect(Path::new(sysfs::SYSFS_ROOT), allowed.as_deref()) {
+                Ok(topo) => topo,
+                Err(e) => {
+                    warnings.push(format!("sysfs unreadable ({e}); using defaults"));
+                    Self::flat_pus(allowed.unwrap_or_else(all_cpus_guess))
+                }
+            }
+        } else {
+            warnings.push("NTT_TOPOLOGY=defaults: machine topology not read".into());
+            Self::flat_pus(allowed.unwrap_or_else(all_cpus_guess))
+        };
+        warnings.append(&mut topo.warnings);
+        topo.warnings = warnings;
+        let root = (forced != "defaults").then(|| Path::new(sysfs::SYSFS_ROOT));
+        topo.fill_missing_caches(root);
+        topo
+    }
+
+    /// Reads a sysfs-shaped directory tree (`<root>/devices/system/cpu/...`), with defaults
+    /// for whatever it lacks. `allowed` restricts the PUs (OS indices); `None` keeps all.
+    ///
+    /// # Errors
+    /// When `root` has no readable CPU directory.
+    pub fn from_sysfs(root: &Path, allowed: Option<&[usize]>) -> std::io::Result<Self> {
+        let mut topo = sysfs::detect(root, allowed)?;
+        topo.fill_missing_caches(Some(root));
+        Ok(topo)
+    }
+
+    /// A topology made only of documented defaults: `pus` PUs, one core each, one NUMA node,
+    /// private L1d and L2, one shared L3. What detection falls back to on an opaque machine.
+    pub fn with_defaults(pus: usize) -> Self {
+        let mut topo = Self::flat_pus((0..pus.max(1)).collect());
+        topo.warnings
+            .push("topology not read from the machine: documented defaults".into());
+        topo.fill_missing_caches(None);
+        topo
+    }
+
+    /// One core and no caches per listed PU, one NUMA node.
+    fn flat_pus(os_indices: Vec<usize>) -> Self {
+        let raw = os_indices.into_iter().map(|i| (i, (0, i), 0)).collect();
+        Self::from_raw(Provenance::Default, raw)
+    }
+
+    /// Numbers cores and NUMA nodes from raw PUs (sorted and deduplicated here).
+    pub(crate) fn from_raw(source: Provenance, mut raw: Vec<RawPu>) -> Self {
+        raw.sort_unstable();
+        raw.dedup_by_key(|p| p.0);
+        if raw.is_empty() {
+            raw.push((0, (0, 0), 0));
+        }
+        let mut core_ids = BTreeMap::new();
+        let mut node_ids = BTreeMap::new();
+        for &(_, core, node) in &raw {
+            let next = core_ids.len();
+            core_ids.entry(core).or_insert(next);
+            let next = node_ids.len();
+            node_ids.entry(node).or_insert(next);
+        }
+        let mut numa_nodes: Vec<NumaNode> = node_ids
+            .keys()
+            .map(|&os_index| NumaNode {
+                os_index,
+                pus: Vec::new(),
+            })
+            .collect();
+        // BTreeMap numbering above is in first-seen order; renumber nodes by their key order.
+        for (i, (_, idx)) in node_ids.iter_mut().enumerate() {
+            *idx = i;
+        }
+        let pus = raw
+            .iter()
+            .map(|&(os_index, core, node)| {
+                let numa_node = node_ids[&node];
+                numa_nodes[numa_node].pus.push(os_index);
+                ProcessingUnit {
+                    os_index,
+                    core: core_ids[&core],
+                    numa_node,
+                }
+            })
+            .collect();
+        Self {
+            source,
+            cores: core_ids.len(),
+            pus,
+            caches: Vec::new(),
+            numa_nodes,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Completes the cache levels no source reported: from sysfs when `sysfs_root` is given
+    /// and it has them, else from the documented defaults.
+    pub(crate) fn fill_missing_caches(&mut self, sysfs_root: Option<&Path>) {
+        for level in 1..=3u8 {
+            if self.pus.iter().all(|p| self.cache(p.os_index, level).is_some()) {
+                continue;
+            }
+            self.caches.retain(|c| c.level != level);
+            let allowed: Vec<usize> = self.pus.iter().map(|p| p.os_index).collect();
+            let from_sysfs = sysfs_root
+                .map(|root| sysfs::caches(root, &allowed, level))
+                .unwrap_or_default();
+            let covered =
+                |caches: &[Cache]| allowed.iter().all(|pu| caches.iter().any(|c| c.pus.contains(pu)));
+            if !from_sysfs.is_empty() && covered(&from_sysfs) {
+                if self.source == Provenance::Hwloc {
+                    self.warnings
+                        .push(format!("hwloc reported no L{level} cache; read it from sysfs"));
+                }
+                self.caches.extend(from_sysfs);
+            } else {
+                self.warnings.push(format!(
+                    "L{level} cache unknown; assuming the documented default ({})",
+                    defaults::describe(level)
+                ));
+                let extra = defaults::caches(self, level);
+                self.caches.extend(extra);
+            }
+        }
+        self.caches
+            .sort_by(|a, b| (a.level, &a.pus).cmp(&(b.level, &b.pus)));
+    }
+
+    /// The level-`level` cache over PU `os_index`, if known.
+    pub fn cache(&self, os_index: usize, level: u8) -> Option<&Cache> {
+        self.caches
+            .iter()
+            .find(|c| c.level == level && c.pus.contains(&os_index))
+    }
+
+    /// The PU with OS index `os_index`, if allowed.
+    pub fn pu(&self, os_index: usize) -> Option<&ProcessingUnit> {
+        self.pus.iter().find(|p| p.os_index == os_index)
+    }
+
+    /// OS indices of the allowed PUs.
+    pub fn allowed_cpus(&self) -> Vec<usize> {
+        self.pus.iter().map(|p| p.os_index).collect()
+    }
+
+    /// Whether anything came from a fallback (sysfs or defaults) rather than hwloc.
+    pub fn is_fallback(&self) -> bool {
+        self.source != Provenance::Hwloc || self.caches.iter().any(|c| c.source != Provenance::Hwloc)
+    }
+}
+
+/// The CPUs this process may run on (`sched_getaffinity`), or `None` if the call fails.
+pub(crate) fn affinity_cpus() -> Option<Vec<usize>> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `cpu_set_t` is plain data; all-zero is a valid (empty) set.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `set` is a valid, writable `cpu_set_t` of the size passed.
+        let rc = unsafe { libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) };
+        if rc != 0 {
+            return None;
+        }
+        let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            // SAFETY: `cpu < CPU_SETSIZE`, the bound `CPU_ISSET` requires.
+            .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+            .collect();
+        (!cpus.is_empty()).then_some(cpus)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+fn all_cpus_guess() -> Vec<usize> {
+    (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+}

@@ -1,0 +1,191 @@
+//! Every task runs exactly once, after all of its predecessors, on thousands of random DAGs.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+
+use common::{pool, watchdog};
+use ntt_runtime::{PinPolicy, TaskId, ThreadPool};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A random DAG: `n` tasks, each with up to `max_preds` predecessors chosen among the `window`
+/// tasks before it in a hidden topological order; ids are shuffled so the order in which tasks
+/// are added says nothing about the dependencies.
+struct Dag {
+    n: usize,
+    preds: Vec<Vec<usize>>,
+    /// Position of each task in the order it is added to the graph.
+    add_order: Vec<usize>,
+}
+
+fn random_dag(rng: &mut ChaCha8Rng) -> Dag {
+    let n = match rng.random_range(0..10) {
+        0 => rng.random_range(0..4),
+        1..=7 => rng.random_range(1..200),
+        _ => rng.random_range(200..2000),
+    };
+    // Window and fan-in set the shape: small window = deep chains, large = wide layers.
+    let window = rng.random_range(1..=n.max(1));
+    let max_preds = rng.random_range(0..=4);
+    let preds = (0..n)
+        .map(|j| {
+            let k = if j == 0 {
+                0
+            } else {
+                rng.random_range(0..=max_preds)
+            };
+            (0..k)
+                .map(|_| j - 1 - rng.random_range(0..window.min(j)))
+                .collect()
+        })
+        .collect();
+    let mut add_order: Vec<usize> = (0..n).collect();
+    add_order.shuffle(rng);
+    Dag { n, preds, add_order }
+}
+
+fn check_dag(pool: &ThreadPool, dag: &Dag) {
+    let finished: Vec<AtomicBool> = (0..dag.n).map(|_| AtomicBool::new(false)).collect();
+    let runs: Vec<AtomicU32> = (0..dag.n).map(|_| AtomicU32::new(0)).collect();
+    let early = AtomicUsize::new(0);
+    pool.run(|g| {
+        let mut ids: Vec<Option<TaskId>> = vec![None; dag.n];
+        for &t in &dag.add_order {
+            let (finished, runs, early) = (&finished, &runs, &early);
+            let preds = &dag.preds[t];
+            ids[t] = Some(g.add(move |_| {
+                for &p in preds {
+                    if !finished[p].load(Ordering::Relaxed) {
+                        early.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                runs[t].fetch_add(1, Ordering::Relaxed);
+                finished[t].store(true, Ordering::Relaxed);
+            }));
+        }
+        for (t, preds) in dag.preds.iter().enumerate() {
+            for &p in preds {
+                g.depend(ids[p].expect("added"), ids[t].expect("added"));
+            }
+        }
+    });
+    assert_eq!(
+        early.load(Ordering::Relaxed),
+        0,
+        "a task started before a predecessor finished"
+    );
+    for (t, r) in runs.iter().enumerate() {
+        assert_eq!(r.load(Ordering::Relaxed), 1, "task {t} ran {r:?} times");
+    }
+}
+
+fn random_dags_on(workers: usize, pin: PinPolicy, dags: usize, seed: u64) {
+    watchdog(60, move || {
+        let pool = pool(workers, pin);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for _ in 0..dags {
+            check_dag(&pool, &random_dag(&mut rng));
+        }
+    });
+}
+
+#[test]
+fn random_dags_respect_dependencies_on_one_worker() {
+    random_dags_on(1, PinPolicy::None, 500, 1);
+}
+
+#[test]
+fn random_dags_respect_dependencies_on_two_workers() {
+    random_dags_on(2, PinPolicy::None, 1500, 2);
+}
+
+#[test]
+fn random_dags_respect_dependencies_on_eight_workers() {
+    random_dags_on(8, PinPolicy::None, 1500, 3);
+}
+
+#[test]
+fn random_dags_respect_dependencies_on_pinned_workers() {
+    random_dags_on(2, PinPolicy::Cores, 300, 4);
+    random_dags_on(8, PinPolicy::Pus, 300, 5);
+}
+
+#[test]
+fn a_long_chain_runs_in_order() {
+    watchdog(30, || {
+        let pool = pool(4, PinPolicy::None);
+        let log = std::sync::Mutex::new(Vec::new());
+        pool.run(|g| {
+            let ids: Vec<TaskId> = (0..10_000)
+                .map(|i| {
+                    let log = &log;
+                    g.add(move |_| log.lock().expect("log").push(i))
+                })
+                .collect();
+            for w in ids.windows(2) {
+                g.depend(w[0], w[1]);
+            }
+        });
+        assert_eq!(log.into_inner().expect("log"), (0..10_000).collect::<Vec<_>>());
+    });
+}
+
+#[test]
+fn a_cycle_is_reported_without_running_anything() {
+    watchdog(30, || {
+        let pool = pool(2, PinPolicy::None);
+        let ran = AtomicUsize::new(0);
+        let err = pool
+            .try_run(|g| {
+                let a = g.add(|_| {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                });
+                let b = g.add(|_| {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                });
+                let c = g.add(|_| {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                });
+                g.depend(a, b);
+                g.depend(b, c);
+                g.depend(c, b);
+            })
+            .expect_err("cycle");
+        assert!(err.to_string().contains("cycle"), "{err}");
+        assert_eq!(ran.load(Ordering::Relaxed), 0);
+        // The pool still works.
+        pool.run(|g| {
+            g.add(|_| {
+                ran.fetch_add(1, Ordering::Relaxed);
+            });
+        });
+        assert_eq!(ran.load(Ordering::Relaxed), 1);
+    });
+}
+
+#[test]
+fn data_parallel_helpers_cover_every_index_once() {
+    watchdog(30, || {
+        let pool = pool(3, PinPolicy::None);
+        for (len, grain) in [(0, 1), (1, 0), (1000, 7), (4096, 4096), (10_000, 1)] {
+            let hits: Vec<AtomicU32> = (0..len).map(|_| AtomicU32::new(0)).collect();
+            pool.for_each(0..len, grain, |r, _| {
+                assert!(r.len() <= grain.max(1) && !r.is_empty());
+                for i in r {
+                    hits[i].fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+
+            let mut data: Vec<usize> = vec![0; len];
+            pool.chunks_mut(&mut data, grain, |i, chunk, _| {
+                for (k, x) in chunk.iter_mut().enumerate() {
+                    *x = i * grain.max(1) + k;
+                }
+            });
+            assert_eq!(data, (0..len).collect::<Vec<_>>());
+        }
+    });
+}
