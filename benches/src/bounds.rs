@@ -42,18 +42,22 @@ impl Bounds {
         }
     }
 
-    /// The encode's bound: max(compute, memory) with a reused buffer.
-    pub fn encode_s(&self) -> f64 {
-        self.encode_compute_s.max(self.memory_reused_s)
+    /// The memory bound with a fresh or a reused codeword.
+    pub fn memory_s(&self, fresh: bool) -> f64 {
+        if fresh {
+            self.memory_fresh_s
+        } else {
+            self.memory_reused_s
+        }
+    }
+
+    /// The encode's bound: max(compute, memory).
+    pub fn encode_s(&self, fresh: bool) -> f64 {
+        self.encode_compute_s.max(self.memory_s(fresh))
     }
 
     /// The commit's bound: max(compute incl. hashing, memory).
     pub fn commit_s(&self, fresh: bool) -> f64 {
-        let memory = if fresh {
-            self.memory_fresh_s
-        } else {
-            self.memory_reused_s
-        };
-        (self.encode_compute_s + self.hash_compute_s).max(memory)
+        (self.encode_compute_s + self.hash_compute_s).max(self.memory_s(fresh))
     }
 }

@@ -6,6 +6,7 @@
 //!   rayon one layer at a time, then BLAKE3 of the codeword in a second pass: the straightforward
 //!   commit a user would write.
 //! - [`limits`]: memory bandwidth, the butterfly kernel rate in L1 and BLAKE3 on one core.
+//! - [`engine`]: ntt-engine's encoder and committer on a pool of a given size.
 //! - [`bounds`]: the compute and memory bounds of an encode or commit derived from those limits.
 //! - [`timing`]: medians of repeated, optionally interleaved, runs.
 //!
@@ -13,6 +14,7 @@
 
 pub mod bounds;
 pub mod bytes;
+pub mod engine;
 pub mod limits;
 pub mod p3_lch;
 pub mod rayon_lch;
@@ -22,6 +24,7 @@ pub mod timing;
 pub mod witness;
 
 pub use bounds::Bounds;
+pub use engine::Engine;
 pub use limits::Limits;
 pub use shape::BenchShape;
 pub use subspace::SubspaceTwiddles;

@@ -6,8 +6,9 @@ use ntt_benches::p3_lch;
 use ntt_benches::rayon_lch::{HashThreads, RayonLch};
 use ntt_benches::timing::interleaved;
 use ntt_benches::witness::lanes_to_rows;
-use ntt_benches::{BenchShape, witness};
+use ntt_benches::{BenchShape, Engine, witness};
 use ntt_kernels::Backend;
+use ntt_pcs::MessageLayout;
 use std::time::Instant;
 
 /// One comparison: every engine's median, and each baseline's time over the engine's.
@@ -31,7 +32,11 @@ type Candidate<'a> = (&'static str, Box<dyn FnMut() -> f64 + 'a>);
 
 /// Encode, transform only, input already in the buffer: p3's `ntt_batch_padded` on a padded
 /// row-major buffer; the rayon baseline from the lane-major witness into a warm codeword.
-pub fn encode(shape: BenchShape, workers: usize, rounds: usize) -> Comparison {
+///
+/// The engine encodes in place from the row-major message (the setup that p3 gets); its codeword
+/// must equal the rayon baseline's, which is asserted.
+pub fn encode(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
+    let workers = engine.workers;
     let pool = rayon_pool(workers);
     let message = witness(shape.log_n);
     let rows = lanes_to_rows(&message, shape.lanes);
@@ -39,7 +44,17 @@ pub fn encode(shape: BenchShape, workers: usize, rounds: usize) -> Comparison {
     let mut p3_buffer = Some(p3_lch::padded(&rows, r));
     let baseline = RayonLch::new(Backend::detect(), shape.log_rows());
     let mut codeword = vec![0u64; shape.codeword_words()];
+    let mut ours = vec![0u64; shape.codeword_words()];
     let mut candidates: Vec<Candidate<'_>> = vec![
+        (
+            "ntt-engine",
+            Box::new(|| {
+                ours[..rows.len()].copy_from_slice(&rows);
+                let start = Instant::now();
+                engine.encode_in_place(&mut ours, lanes, r);
+                start.elapsed().as_secs_f64()
+            }),
+        ),
         (
             "p3-binary-dft",
             Box::new(|| {
@@ -63,11 +78,20 @@ pub fn encode(shape: BenchShape, workers: usize, rounds: usize) -> Comparison {
             }),
         ),
     ];
-    run("encode", shape, workers, rounds, Buffers::Reused, &mut candidates)
+    let comparison = run("encode", shape, workers, rounds, Buffers::Reused, &mut candidates);
+    drop(candidates);
+    assert!(
+        ours == codeword,
+        "engine and rayon baseline codewords differ at {}",
+        shape.label()
+    );
+    comparison
 }
 
-/// Commit from the lane-major witness into a freshly allocated codeword each time.
-pub fn commit(shape: BenchShape, workers: usize, rounds: usize) -> Comparison {
+/// Commit from the lane-major witness into a freshly allocated codeword each time; the roots
+/// must agree, which is asserted.
+pub fn commit(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
+    let workers = engine.workers;
     let pool = rayon_pool(workers);
     let message = witness(shape.log_n);
     let (lanes, r) = (shape.lanes, shape.log_inv_rate);
@@ -77,17 +101,44 @@ pub fn commit(shape: BenchShape, workers: usize, rounds: usize) -> Comparison {
     } else {
         HashThreads::One
     };
-    let mut candidates: Vec<Candidate<'_>> = vec![(
-        "rayon+blake3",
-        Box::new(|| {
-            let start = Instant::now();
-            let mut codeword = vec![0u64; shape.codeword_words()];
-            std::hint::black_box(baseline.commit(&pool, &message, lanes, r, &mut codeword, hash));
-            drop(codeword);
-            start.elapsed().as_secs_f64()
-        }),
-    )];
-    run("commit", shape, workers, rounds, Buffers::Fresh, &mut candidates)
+    let (mut our_root, mut their_root) = (String::new(), String::new());
+    let mut candidates: Vec<Candidate<'_>> = vec![
+        (
+            "ntt-engine",
+            Box::new(|| {
+                let start = Instant::now();
+                let (commitment, data) = engine
+                    .committer
+                    .commit(&message, MessageLayout::Lanes, lanes, r)
+                    .expect("a valid bench shape commits");
+                let secs = start.elapsed().as_secs_f64();
+                drop(data);
+                our_root = commitment.root_hex();
+                secs
+            }),
+        ),
+        (
+            "rayon+blake3",
+            Box::new(|| {
+                let start = Instant::now();
+                let mut codeword = vec![0u64; shape.codeword_words()];
+                let root = baseline.commit(&pool, &message, lanes, r, &mut codeword, hash);
+                let secs = start.elapsed().as_secs_f64();
+                drop(codeword);
+                their_root = root.to_hex().to_string();
+                secs
+            }),
+        ),
+    ];
+    let comparison = run("commit", shape, workers, rounds, Buffers::Fresh, &mut candidates);
+    drop(candidates);
+    assert_eq!(
+        our_root,
+        their_root,
+        "engine and rayon baseline roots differ at {}",
+        shape.label()
+    );
+    comparison
 }
 
 fn run(

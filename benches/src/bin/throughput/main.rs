@@ -7,11 +7,12 @@
 mod args;
 mod compare;
 mod measurement;
+mod ours;
 mod report;
 
 use args::Args;
 use clap::Parser;
-use ntt_benches::{BenchShape, Limits};
+use ntt_benches::{BenchShape, Engine, Limits};
 
 fn main() {
     let args = Args::parse();
@@ -56,6 +57,32 @@ fn main() {
         limits
     });
 
+    let engines: Vec<Engine> = workers.iter().map(|&w| Engine::new(w)).collect();
+    let mut rows = Vec::new();
+    if !args.json {
+        report::print_throughput_header();
+    }
+    for &log_n in &args.log_n.0 {
+        for &log_inv_rate in &args.log_inv_rate.0 {
+            let shape = BenchShape {
+                log_n,
+                lanes: args.lanes,
+                log_inv_rate,
+            };
+            for engine in &engines {
+                for row in ours::measure(engine, shape, args.repeat, limits.as_ref()) {
+                    if !args.json {
+                        report::print_throughput_row(&row);
+                    }
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    if !args.json {
+        println!();
+    }
+
     let mut comparisons = Vec::new();
     for &log_n in &args.compare_log_n.0 {
         let shape = BenchShape {
@@ -63,10 +90,10 @@ fn main() {
             lanes: args.lanes,
             log_inv_rate: 1,
         };
-        for &w in &workers {
+        for engine in &engines {
             for c in [
-                compare::encode(shape, w, args.repeat),
-                compare::commit(shape, w, args.repeat),
+                compare::encode(engine, shape, args.repeat),
+                compare::commit(engine, shape, args.repeat),
             ] {
                 if !args.json {
                     report::print_comparison(&c);
@@ -80,6 +107,7 @@ fn main() {
         let doc = serde_json::json!({
             "machine": machine,
             "limits": limits,
+            "throughput": rows,
             "comparisons": comparisons,
         });
         println!(

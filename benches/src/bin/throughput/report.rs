@@ -1,6 +1,7 @@
 //! Human-readable tables.
 
 use crate::compare::Comparison;
+use crate::ours::Row;
 use ntt_benches::{Limits, p3_lch};
 use ntt_kernels::Backend;
 use serde::Serialize;
@@ -113,4 +114,46 @@ pub fn size(bytes: usize) -> String {
     } else {
         format!("{} KiB", bytes >> 10)
     }
+}
+
+pub fn print_throughput_header() {
+    println!("Throughput of ntt-engine (medians; GiB/s over the committed witness bytes; lane-major input)");
+    println!(
+        "  {:>5} {:>4} {:>3} {:>7} | {:>9} {:>9} {:>7} {:>9} | {:>8} {:>8} | {:>9} {:>6}",
+        "log_n",
+        "rate",
+        "w",
+        "buffers",
+        "commit ms",
+        "encode ms",
+        "hash +",
+        "sink ms",
+        "commit",
+        "encode",
+        "bound ms",
+        "/bound"
+    );
+}
+
+pub fn print_throughput_row(row: &Row) {
+    let c = &row.commit;
+    let (bound, ratio) = match row.commit_bound_ms {
+        Some(b) => (format!("{b:.2}"), format!("{:.2}", c.median_ms / b)),
+        None => ("-".to_owned(), "-".to_owned()),
+    };
+    println!(
+        "  {:>5} {:>4} {:>3} {:>7} | {:>9.2} {:>9.2} {:>6.0}% {:>9.2} | {:>8.2} {:>8.2} | {:>9} {:>6}",
+        c.log_n,
+        format!("1/{}", 1 << c.log_inv_rate),
+        c.workers,
+        c.buffers.name(),
+        c.median_ms,
+        row.encode.median_ms,
+        100.0 * row.hash_overhead(),
+        row.sink_hash_ms,
+        c.gib_s,
+        row.encode.gib_s,
+        bound,
+        ratio
+    );
 }
