@@ -11,19 +11,41 @@
 
 use crate::lanes::{Lanes, mul, mul_add};
 
-/// Calls `body(offset, n)` for each column of `len` words: full columns have `n = L::WIDTH`, the
-/// last may be shorter.
+/// Runs `$body` with `$i` bound to each column offset of a `$len`-word row and `$n` to the
+/// column's width: `L::WIDTH` for full columns (a constant, so the partial-column branches fold
+/// away), less for the last. A macro rather than a closure: closures do not inherit the entry
+/// point's target features, so their bodies would not inline into the hot loop.
+macro_rules! for_columns {
+    ($lanes:ty, $len:expr, |$i:ident, $n:ident| $body:block) => {{
+        let len: usize = $len;
+        let width = <$lanes as Lanes>::WIDTH;
+        let full = len - len % width;
+        let mut $i = 0;
+        while $i < full {
+            let $n = width;
+            $body
+            $i += width;
+        }
+        if $i < len {
+            let $n = len - $i;
+            $body
+        }
+    }};
+}
+
+/// The twiddles of a group, prepared.
+///
+/// # Safety
+/// The CPU has `L`'s features.
 #[inline(always)]
-fn for_columns<L: Lanes>(len: usize, mut body: impl FnMut(usize, usize)) {
-    let full = len - len % L::WIDTH;
-    let mut offset = 0;
-    while offset < full {
-        body(offset, L::WIDTH);
-        offset += L::WIDTH;
+unsafe fn prepare<L: Lanes, const K: usize>(tw: [u64; K]) -> [L::Twiddle; K] {
+    // SAFETY: the caller vouches for the features.
+    let mut out = [unsafe { L::twiddle(0) }; K];
+    for k in 0..K {
+        // SAFETY: as above.
+        out[k] = unsafe { L::twiddle(tw[k]) };
     }
-    if offset < len {
-        body(offset, len - offset);
-    }
+    out
 }
 
 /// Loads `n <= L::WIDTH` words; `n` is a constant `L::WIDTH` in the main loop, so the branch
@@ -80,40 +102,40 @@ pub(crate) unsafe fn mul_row<L: Lanes>(row: &mut [u64], t: u64) {
     // SAFETY: the caller vouches for the features.
     let t = unsafe { L::twiddle(t) };
     let p = row.as_mut_ptr();
-    for_columns::<L>(row.len(), |i, n| {
+    for_columns!(L, row.len(), |i, n| {
         // SAFETY: `i + n <= row.len()`; features as above.
         let v: L = unsafe { load(p.wrapping_add(i), n) };
         // SAFETY: `i + n <= row.len()`.
         unsafe { store(mul(v, t), p.wrapping_add(i), n) };
-    });
+    })
 }
 
-/// One butterfly per column of a row pair, forward or inverse.
+/// One butterfly per column of a row pair, inverse when `INVERSE`. (A const flag rather than a
+/// function argument: an `Fn` call shim would not inherit the entry point's features.)
 ///
 /// # Safety
 /// The CPU has `L`'s features; `u.len() == v.len()`.
 #[inline(always)]
-unsafe fn butterfly_rows<L: Lanes>(
-    u: &mut [u64],
-    v: &mut [u64],
-    t: u64,
-    op: impl Fn(&mut L, &mut L, L::Twiddle),
-) {
+unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool>(u: &mut [u64], v: &mut [u64], t: u64) {
     debug_assert_eq!(u.len(), v.len());
     // SAFETY: the caller vouches for the features.
     let t = unsafe { L::twiddle(t) };
     let (pu, pv) = (u.as_mut_ptr(), v.as_mut_ptr());
-    for_columns::<L>(u.len(), |i, n| {
+    for_columns!(L, u.len(), |i, n| {
         // SAFETY: `i + n <= u.len()`; features as above.
         let mut a: L = unsafe { load(pu.wrapping_add(i), n) };
         // SAFETY: `i + n <= v.len() == u.len()`; features as above.
         let mut b: L = unsafe { load(pv.wrapping_add(i), n) };
-        op(&mut a, &mut b, t);
+        if INVERSE {
+            inverse(&mut a, &mut b, t);
+        } else {
+            forward(&mut a, &mut b, t);
+        }
         // SAFETY: `i + n <= u.len()`.
         unsafe { store(a, pu.wrapping_add(i), n) };
         // SAFETY: `i + n <= v.len()`.
         unsafe { store(b, pv.wrapping_add(i), n) };
-    });
+    })
 }
 
 /// Forward butterflies over a row pair.
@@ -123,7 +145,7 @@ unsafe fn butterfly_rows<L: Lanes>(
 #[inline(always)]
 pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
     // SAFETY: forwarded contract.
-    unsafe { butterfly_rows::<L>(u, v, t, forward::<L>) }
+    unsafe { butterfly_rows::<L, false>(u, v, t) }
 }
 
 /// Inverse butterflies over a row pair.
@@ -133,7 +155,7 @@ pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
 #[inline(always)]
 pub(crate) unsafe fn inverse_butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
     // SAFETY: forwarded contract.
-    unsafe { butterfly_rows::<L>(u, v, t, inverse::<L>) }
+    unsafe { butterfly_rows::<L, true>(u, v, t) }
 }
 
 /// Loads column `i` (`n` words) of each of the `K` segments of length `seg` starting at `base`.
@@ -147,10 +169,13 @@ unsafe fn load_segments<L: Lanes, const K: usize>(
     i: usize,
     n: usize,
 ) -> [L; K] {
-    core::array::from_fn(|k| {
+    // SAFETY: `i + n <= seg`; features as the caller vouches.
+    let mut rows: [L; K] = [unsafe { load(base.wrapping_add(i), n) }; K];
+    for (k, r) in rows.iter_mut().enumerate().skip(1) {
         // SAFETY: `k·seg + i + n <= K·seg`; features as the caller vouches.
-        unsafe { load(base.wrapping_add(k * seg + i), n) }
-    })
+        *r = unsafe { load(base.wrapping_add(k * seg + i), n) };
+    }
+    rows
 }
 
 /// Stores column `i` (`n` words) of each of the `K` segments.
@@ -179,9 +204,9 @@ unsafe fn store_segments<L: Lanes, const K: usize>(
 pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
     let seg = block.len() / 4;
     // SAFETY: the caller vouches for the features.
-    let t: [L::Twiddle; 3] = tw.map(|t| unsafe { L::twiddle(t) });
+    let t: [L::Twiddle; 3] = unsafe { prepare::<L, 3>(tw) };
     let base = block.as_mut_ptr();
-    for_columns::<L>(seg, |i, n| {
+    for_columns!(L, seg, |i, n| {
         // SAFETY: `i + n <= seg`, the block holds 4 segments; features as above.
         let [mut a, mut b, mut c, mut d] = unsafe { load_segments::<L, 4>(base, seg, i, n) };
         forward(&mut a, &mut c, t[0]);
@@ -190,7 +215,7 @@ pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
         forward(&mut c, &mut d, t[2]);
         // SAFETY: as for the loads.
         unsafe { store_segments([a, b, c, d], base, seg, i, n) };
-    });
+    })
 }
 
 /// The inverse radix-4 group: undoes [`radix4`] with the same twiddles.
@@ -201,9 +226,9 @@ pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
 pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
     let seg = block.len() / 4;
     // SAFETY: the caller vouches for the features.
-    let t: [L::Twiddle; 3] = tw.map(|t| unsafe { L::twiddle(t) });
+    let t: [L::Twiddle; 3] = unsafe { prepare::<L, 3>(tw) };
     let base = block.as_mut_ptr();
-    for_columns::<L>(seg, |i, n| {
+    for_columns!(L, seg, |i, n| {
         // SAFETY: `i + n <= seg`, the block holds 4 segments; features as above.
         let [mut a, mut b, mut c, mut d] = unsafe { load_segments::<L, 4>(base, seg, i, n) };
         inverse(&mut a, &mut b, t[1]);
@@ -212,7 +237,7 @@ pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
         inverse(&mut b, &mut d, t[0]);
         // SAFETY: as for the loads.
         unsafe { store_segments([a, b, c, d], base, seg, i, n) };
-    });
+    })
 }
 
 /// The radix-8 group: eight segments in registers across all twelve butterflies of three layers
@@ -224,9 +249,9 @@ pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
 pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
     let seg = block.len() / 8;
     // SAFETY: the caller vouches for the features.
-    let t: [L::Twiddle; 7] = tw.map(|t| unsafe { L::twiddle(t) });
+    let t: [L::Twiddle; 7] = unsafe { prepare::<L, 7>(tw) };
     let base = block.as_mut_ptr();
-    for_columns::<L>(seg, |i, n| {
+    for_columns!(L, seg, |i, n| {
         // SAFETY: `i + n <= seg`, the block holds 8 segments; features as above.
         let [mut s0, mut s1, mut s2, mut s3, mut s4, mut s5, mut s6, mut s7] =
             unsafe { load_segments::<L, 8>(base, seg, i, n) };
@@ -244,7 +269,7 @@ pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
         forward(&mut s6, &mut s7, t[6]);
         // SAFETY: as for the loads.
         unsafe { store_segments([s0, s1, s2, s3, s4, s5, s6, s7], base, seg, i, n) };
-    });
+    })
 }
 
 /// The inverse radix-8 group: undoes [`radix8`] with the same twiddles, layers in reverse.
@@ -255,9 +280,9 @@ pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
 pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
     let seg = block.len() / 8;
     // SAFETY: the caller vouches for the features.
-    let t: [L::Twiddle; 7] = tw.map(|t| unsafe { L::twiddle(t) });
+    let t: [L::Twiddle; 7] = unsafe { prepare::<L, 7>(tw) };
     let base = block.as_mut_ptr();
-    for_columns::<L>(seg, |i, n| {
+    for_columns!(L, seg, |i, n| {
         // SAFETY: `i + n <= seg`, the block holds 8 segments; features as above.
         let [mut s0, mut s1, mut s2, mut s3, mut s4, mut s5, mut s6, mut s7] =
             unsafe { load_segments::<L, 8>(base, seg, i, n) };
@@ -275,7 +300,7 @@ pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
         inverse(&mut s3, &mut s7, t[0]);
         // SAFETY: as for the loads.
         unsafe { store_segments([s0, s1, s2, s3, s4, s5, s6, s7], base, seg, i, n) };
-    });
+    })
 }
 
 /// Copies `src` into `dst` with streaming stores for the `8·L::WIDTH`-byte-aligned middle of

@@ -27,16 +27,23 @@ pub(crate) unsafe fn transpose8x8_avx512(
     dst_stride: usize,
 ) {
     use core::arch::x86_64::*;
-    let r: [__m512i; 8] = core::array::from_fn(|i| {
+    let mut r = [_mm512_setzero_si512(); 8];
+    for (i, row) in r.iter_mut().enumerate() {
         // SAFETY: row i of the source tile is readable (caller contract).
-        unsafe { _mm512_loadu_si512(src.wrapping_add(i * src_stride).cast()) }
-    });
+        *row = unsafe { _mm512_loadu_si512(src.wrapping_add(i * src_stride).cast()) };
+    }
     // Step 1, within 128-bit lanes: lo_k = [r2k[0], r2k+1[0], r2k[2], r2k+1[2], ...].
-    let lo: [__m512i; 4] = core::array::from_fn(|k| _mm512_unpacklo_epi64(r[2 * k], r[2 * k + 1]));
-    let hi: [__m512i; 4] = core::array::from_fn(|k| _mm512_unpackhi_epi64(r[2 * k], r[2 * k + 1]));
+    let mut lo = [_mm512_setzero_si512(); 4];
+    let mut hi = [_mm512_setzero_si512(); 4];
+    for k in 0..4 {
+        lo[k] = _mm512_unpacklo_epi64(r[2 * k], r[2 * k + 1]);
+        hi[k] = _mm512_unpackhi_epi64(r[2 * k], r[2 * k + 1]);
+    }
     // Step 2: gather the pairs of two row pairs; step 3: of all four. `x` holds the columns of
     // `lo` (even columns) or `hi` (odd columns).
-    let columns = |x: [__m512i; 4]| {
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn columns(x: [__m512i; 4]) -> [__m512i; 4] {
         let a = _mm512_shuffle_i64x2::<0x88>(x[0], x[1]);
         let b = _mm512_shuffle_i64x2::<0xDD>(x[0], x[1]);
         let c = _mm512_shuffle_i64x2::<0x88>(x[2], x[3]);
@@ -47,7 +54,7 @@ pub(crate) unsafe fn transpose8x8_avx512(
             _mm512_shuffle_i64x2::<0xDD>(a, c),
             _mm512_shuffle_i64x2::<0xDD>(b, d),
         ]
-    };
+    }
     // Even columns 0, 2, 4, 6 and odd columns 1, 3, 5, 7.
     let even = columns(lo);
     let odd = columns(hi);
