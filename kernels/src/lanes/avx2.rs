@@ -1,6 +1,6 @@
 //! Four lanes per `__m256i`, VPCLMULQDQ products, byte-shuffle spill with a broadcast table.
 
-use super::{Lanes, SPILL_TABLE};
+use super::{FOLDED_SPILL, Lanes};
 use core::arch::x86_64::*;
 
 /// Four field elements. Exists only on CPUs with AVX2 and VPCLMULQDQ (see the module docs of
@@ -36,10 +36,16 @@ fn clmul_split(v: __m256i, t: __m256i) -> (__m256i, __m256i) {
 
 #[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
 #[inline]
-fn spill(hi: __m256i) -> __m256i {
+fn folded_spill(hi: __m256i) -> __m256i {
     // SAFETY: reads 16 bytes from a 16-byte constant.
-    let table = unsafe { _mm_loadu_si128(SPILL_TABLE.as_ptr().cast()) };
+    let table = unsafe { _mm_loadu_si128(FOLDED_SPILL.as_ptr().cast()) };
     _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(table), _mm256_srli_epi64::<60>(hi))
+}
+
+#[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
+#[inline]
+fn shl3(a: __m256i) -> __m256i {
+    _mm256_slli_epi64::<3>(a)
 }
 
 impl Lanes for Avx2 {
@@ -91,9 +97,15 @@ impl Lanes for Avx2 {
     }
 
     #[inline(always)]
-    fn spill(self) -> Self {
+    fn folded_spill(self) -> Self {
         // SAFETY: a value exists only where the CPU has the features.
-        Self(unsafe { spill(self.0) })
+        Self(unsafe { folded_spill(self.0) })
+    }
+
+    #[inline(always)]
+    fn shl3(self) -> Self {
+        // SAFETY: a value exists only where the CPU has the features.
+        Self(unsafe { shl3(self.0) })
     }
 
     #[inline(always)]

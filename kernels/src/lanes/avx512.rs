@@ -1,7 +1,7 @@
 //! Eight lanes per `__m512i`: VPCLMULQDQ products, the AVX-512BW byte-shuffle spill, ternary-logic
 //! XORs and masked partial columns (PRIOR_ART §1a).
 
-use super::{Lanes, SPILL_TABLE};
+use super::{FOLDED_SPILL, Lanes};
 use core::arch::x86_64::*;
 
 /// Eight field elements. Exists only on CPUs with AVX-512F/BW and VPCLMULQDQ (see the module docs
@@ -43,9 +43,9 @@ fn clmul_split(v: __m512i, t: __m512i) -> (__m512i, __m512i) {
 
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
 #[inline]
-fn spill(hi: __m512i) -> __m512i {
+fn folded_spill(hi: __m512i) -> __m512i {
     // SAFETY: reads 16 bytes from a 16-byte constant.
-    let table = unsafe { _mm_loadu_si128(SPILL_TABLE.as_ptr().cast()) };
+    let table = unsafe { _mm_loadu_si128(FOLDED_SPILL.as_ptr().cast()) };
     _mm512_shuffle_epi8(_mm512_broadcast_i32x4(table), _mm512_srli_epi64::<60>(hi))
 }
 
@@ -54,6 +54,12 @@ fn spill(hi: __m512i) -> __m512i {
 fn first_lanes(n: usize) -> __mmask8 {
     debug_assert!(n < 8);
     ((1u32 << n) - 1) as __mmask8
+}
+
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+fn shl3(a: __m512i) -> __m512i {
+    _mm512_slli_epi64::<3>(a)
 }
 
 impl Lanes for Avx512 {
@@ -125,9 +131,15 @@ impl Lanes for Avx512 {
     }
 
     #[inline(always)]
-    fn spill(self) -> Self {
+    fn folded_spill(self) -> Self {
         // SAFETY: a value exists only where the CPU has the features.
-        Self(unsafe { spill(self.0) })
+        Self(unsafe { folded_spill(self.0) })
+    }
+
+    #[inline(always)]
+    fn shl3(self) -> Self {
+        // SAFETY: a value exists only where the CPU has the features.
+        Self(unsafe { shl3(self.0) })
     }
 
     #[inline(always)]

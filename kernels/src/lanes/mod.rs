@@ -24,15 +24,17 @@ pub(crate) mod neon;
 /// The most lanes any adapter has; partial columns go through a buffer this long.
 pub(crate) const MAX_WIDTH: usize = 8;
 
-/// `TABLE[n] = n ^ (n>>1) ^ (n>>3)`: the spill `(hi>>63)^(hi>>61)^(hi>>60)` as a function of
-/// `n = hi>>60`, for byte-shuffle lookups (PRIOR_ART §1a). `TABLE[0] = 0`, so zero index bytes
-/// give zero bytes.
+/// `FOLDED_SPILL[n] = g(n ^ (n>>1) ^ (n>>3))` with `g(s) = s ^ s<<1 ^ s<<3 ^ s<<4`: the spill
+/// of `hi` (its bits that `hi·0x1B` pushes above x^63, PRIOR_ART §1a) as a function of
+/// `n = hi>>60`, already multiplied back by 0x1B. It fits in a byte, so one byte shuffle looks it
+/// up; `FOLDED_SPILL[0] = 0`, so zero index bytes give zero bytes.
 #[cfg(target_arch = "x86_64")]
-pub(crate) const SPILL_TABLE: [u8; 16] = {
+pub(crate) const FOLDED_SPILL: [u8; 16] = {
     let mut t = [0u8; 16];
     let mut n = 0;
     while n < 16 {
-        t[n] = (n ^ (n >> 1) ^ (n >> 3)) as u8;
+        let s = n ^ (n >> 1) ^ (n >> 3);
+        t[n] = (s ^ (s << 1) ^ (s << 3) ^ (s << 4)) as u8;
         n += 1;
     }
     t
@@ -116,34 +118,36 @@ pub(crate) trait Lanes: Copy {
     /// in lane order.
     fn clmul(self, t: Self::Twiddle) -> (Self, Self);
 
-    /// Per lane, `(hi>>63) ^ (hi>>61) ^ (hi>>60)`.
-    fn spill(self) -> Self;
+    /// Per lane, `g(spill)` for `spill = (hi>>63) ^ (hi>>61) ^ (hi>>60)` and
+    /// `g(s) = s ^ s<<1 ^ s<<3 ^ s<<4` (at most 8 bits).
+    fn folded_spill(self) -> Self;
 
     /// Per lane, `self << 1` (an add where adds issue on more ports than shifts).
     fn double(self) -> Self;
+
+    /// Per lane, `self << 3`.
+    fn shl3(self) -> Self;
 }
 
-/// `acc + v·t`, with the one-fold reduction of PRIOR_ART §1: for `p = lo + hi·x^64` and
-/// `y = hi ^ spill(hi)`, `p ≡ lo ^ y ^ y<<1 ^ y<<3 ^ y<<4`. The shifts are doublings.
+/// `acc + v·t`, with the one-fold reduction of PRIOR_ART §1: for `p = lo + hi·x^64`,
+/// `p ≡ lo ^ g(hi ^ spill(hi))` with `g(y) = y ^ y<<1 ^ y<<3 ^ y<<4` (shifts mod 2^64).
+///
+/// Two rewrites save vector ops per product on the two-port AVX-512 machines: `g` is linear, so
+/// `g(hi ^ spill) = g(hi) ^ g(spill)`, and `g(spill)` is one table lookup
+/// ([`Lanes::folded_spill`]); and `g(hi) = z ^ z<<3` with `z = hi ^ hi<<1`. The five terms then
+/// merge in two 3-input XORs: 2 products, 2 unpacks, then add, xor, shift, shift, shuffle and two
+/// ternary XORs.
 #[inline(always)]
 pub(crate) fn mul_add<L: Lanes>(acc: L, v: L, t: L::Twiddle) -> L {
     let (lo, hi) = v.clmul(t);
-    let y = hi.xor(hi.spill());
-    let y2 = y.double();
-    let y4 = y2.double();
-    let y8 = y4.double();
-    let y16 = y8.double();
-    acc.xor3(lo, y).xor3(y2, y8).xor(y16)
+    let z = hi.xor(hi.double());
+    acc.xor3(lo, z).xor3(z.shl3(), hi.folded_spill())
 }
 
-/// `v·t`.
+/// `v·t` (see [`mul_add`]).
 #[inline(always)]
 pub(crate) fn mul<L: Lanes>(v: L, t: L::Twiddle) -> L {
     let (lo, hi) = v.clmul(t);
-    let y = hi.xor(hi.spill());
-    let y2 = y.double();
-    let y4 = y2.double();
-    let y8 = y4.double();
-    let y16 = y8.double();
-    lo.xor3(y, y2).xor3(y8, y16)
+    let z = hi.xor(hi.double());
+    lo.xor3(z, z.shl3()).xor(hi.folded_spill())
 }

@@ -30,11 +30,21 @@ fn double(a: uint64x2_t) -> uint64x2_t {
 
 #[target_feature(enable = "neon,aes")]
 #[inline]
-fn spill(hi: uint64x2_t) -> uint64x2_t {
-    veorq_u64(
+fn folded_spill(hi: uint64x2_t) -> uint64x2_t {
+    let s = veorq_u64(
         veorq_u64(vshrq_n_u64::<63>(hi), vshrq_n_u64::<61>(hi)),
         vshrq_n_u64::<60>(hi),
+    );
+    veorq_u64(
+        veorq_u64(s, vshlq_n_u64::<1>(s)),
+        veorq_u64(vshlq_n_u64::<3>(s), vshlq_n_u64::<4>(s)),
     )
+}
+
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn shl3(a: uint64x2_t) -> uint64x2_t {
+    vshlq_n_u64::<3>(a)
 }
 
 impl Lanes for Neon {
@@ -73,9 +83,15 @@ impl Lanes for Neon {
     }
 
     #[inline(always)]
-    fn spill(self) -> Self {
+    fn folded_spill(self) -> Self {
         // SAFETY: a value exists only where the CPU has NEON and `aes`.
-        Self(unsafe { spill(self.0) })
+        Self(unsafe { folded_spill(self.0) })
+    }
+
+    #[inline(always)]
+    fn shl3(self) -> Self {
+        // SAFETY: a value exists only where the CPU has NEON and `aes`.
+        Self(unsafe { shl3(self.0) })
     }
 
     #[inline(always)]

@@ -56,8 +56,14 @@ impl Lanes for Portable {
     }
 
     #[inline(always)]
-    fn spill(self) -> Self {
-        Self(scalar::spill(self.0))
+    fn folded_spill(self) -> Self {
+        let s = scalar::spill(self.0);
+        Self(s ^ (s << 1) ^ (s << 3) ^ (s << 4))
+    }
+
+    #[inline(always)]
+    fn shl3(self) -> Self {
+        Self(self.0 << 3)
     }
 
     #[inline(always)]

@@ -1,6 +1,6 @@
 //! Two lanes per `__m128i`, PCLMULQDQ products, SSSE3 byte-shuffle spill.
 
-use super::{Lanes, SPILL_TABLE};
+use super::{FOLDED_SPILL, Lanes};
 use core::arch::x86_64::*;
 
 /// Two field elements. Exists only on CPUs with SSSE3 and PCLMULQDQ (see the module docs of
@@ -18,9 +18,9 @@ fn clmul_split(v: __m128i, t: __m128i) -> (__m128i, __m128i) {
 
 #[target_feature(enable = "sse2,ssse3,pclmulqdq")]
 #[inline]
-fn spill(hi: __m128i) -> __m128i {
+fn folded_spill(hi: __m128i) -> __m128i {
     // SAFETY: reads 16 bytes from a 16-byte constant.
-    let table = unsafe { _mm_loadu_si128(SPILL_TABLE.as_ptr().cast()) };
+    let table = unsafe { _mm_loadu_si128(FOLDED_SPILL.as_ptr().cast()) };
     _mm_shuffle_epi8(table, _mm_srli_epi64::<60>(hi))
 }
 
@@ -72,9 +72,15 @@ impl Lanes for Sse {
     }
 
     #[inline(always)]
-    fn spill(self) -> Self {
+    fn folded_spill(self) -> Self {
         // SAFETY: a value exists only where the CPU has the features.
-        Self(unsafe { spill(self.0) })
+        Self(unsafe { folded_spill(self.0) })
+    }
+
+    #[inline(always)]
+    fn shl3(self) -> Self {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        Self(unsafe { _mm_slli_epi64::<3>(self.0) })
     }
 
     #[inline(always)]
