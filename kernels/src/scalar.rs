@@ -74,6 +74,14 @@ pub(crate) fn clmul_split(a: u64, b: &SplitOperand) -> (u64, u64) {
 
 /// Carry-less 64×64 → 128-bit product, `(lo, hi)`.
 #[inline(always)]
+#[cfg_attr(
+    all(
+        target_arch = "x86_64",
+        target_feature = "pclmulqdq",
+        target_feature = "sse4.1"
+    ),
+    allow(dead_code)
+)]
 pub(crate) fn clmul(a: u64, b: u64) -> (u64, u64) {
     clmul_split(a, &SplitOperand::new(b))
 }
@@ -96,11 +104,20 @@ pub(crate) const fn reduce(lo: u64, hi: u64) -> u64 {
 /// integer-multiply carry-less product.
 #[inline]
 pub(crate) fn mul(a: u64, b: u64) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "pclmulqdq"))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "pclmulqdq",
+        target_feature = "sse4.1"
+    ))]
     {
         use core::arch::x86_64::{_mm_clmulepi64_si128, _mm_cvtsi64_si128, _mm_extract_epi64};
-        let p = _mm_clmulepi64_si128::<0x00>(_mm_cvtsi64_si128(a as i64), _mm_cvtsi64_si128(b as i64));
-        reduce(_mm_extract_epi64::<0>(p) as u64, _mm_extract_epi64::<1>(p) as u64)
+        // SAFETY: the build enables pclmulqdq and sse4.1 for every function (checked by the cfg
+        // above), so these intrinsics' features are present.
+        let (lo, hi) = unsafe {
+            let p = _mm_clmulepi64_si128::<0x00>(_mm_cvtsi64_si128(a as i64), _mm_cvtsi64_si128(b as i64));
+            (_mm_extract_epi64::<0>(p) as u64, _mm_extract_epi64::<1>(p) as u64)
+        };
+        reduce(lo, hi)
     }
     #[cfg(all(target_arch = "aarch64", target_feature = "aes"))]
     {
@@ -108,7 +125,11 @@ pub(crate) fn mul(a: u64, b: u64) -> u64 {
         reduce(p as u64, (p >> 64) as u64)
     }
     #[cfg(not(any(
-        all(target_arch = "x86_64", target_feature = "pclmulqdq"),
+        all(
+            target_arch = "x86_64",
+            target_feature = "pclmulqdq",
+            target_feature = "sse4.1"
+        ),
         all(target_arch = "aarch64", target_feature = "aes")
     )))]
     {
