@@ -256,3 +256,43 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn huge_claimed_shapes_fail_fast_without_allocating() {
+    // A commitment claiming 2^50 lanes (a 2^56-byte codeword) and an opening forged to match:
+    // the verifier sizes the opened chunks (2^43 of them) arithmetically and rejects the proof.
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let (commitment, prover) = committed(&mut rng, 3, 2);
+    let lanes: u64 = 1 << 50;
+    let claimed = Commitment {
+        lanes: lanes as usize,
+        ..commitment
+    };
+    let honest = prover.open(&[1]).expect("in range");
+    assert!(matches!(
+        verify(&claimed, &[1], &honest),
+        Err(VerifyError::ShapeMismatch { .. })
+    ));
+    let mut bytes = honest.to_bytes();
+    bytes[12..20].copy_from_slice(&lanes.to_le_bytes());
+    let forged = Opening::from_bytes(&bytes).expect("structurally fine");
+    assert!(matches!(
+        verify(&claimed, &[1], &forged),
+        Err(VerifyError::ChunkBytes { .. })
+    ));
+}
+
+#[test]
+fn binary_layout_is_as_documented() {
+    let mut rng = ChaCha8Rng::seed_from_u64(18);
+    let (_, prover) = committed(&mut rng, 7, 3); // 3 KiB: 3 chunks, top = 2
+    let opening = prover.open(&[42, 42]).expect("in range"); // bytes 1008..1032: chunks 0 and 1
+    let bytes = opening.to_bytes();
+    assert_eq!(&bytes[..8], b"B3RO\x01\x00\x00\x00");
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 7);
+    let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    assert_eq!((field(12), field(20), field(28), field(36)), (3, 2, 2048, 1));
+    assert_eq!((field(44), field(52)), (42, 42));
+    assert_eq!(&bytes[60..60 + 2048], opening.chunk_bytes());
+    assert_eq!(bytes.len(), 44 + 16 + 2048 + 32);
+}

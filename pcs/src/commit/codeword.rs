@@ -5,7 +5,7 @@ use std::time::Instant;
 use super::commitment::Commitment;
 use super::error::CommitError;
 use super::prover::{CommitTimings, ProverData};
-use super::stream::{PIECE_LEVEL, StreamingHasher};
+use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::sink::RowSink;
 
 /// Rows hashed per block when hashing a stored codeword: about 64 KiB.
@@ -54,7 +54,7 @@ pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, 
             hasher.absorb(k << log_block_rows, block);
         }
     }
-    let (root, tree) = hasher.into_tree(PIECE_LEVEL)?;
+    let (root, tree) = hasher.into_tree(DEFAULT_PIECE_LEVEL)?;
     let commitment = Commitment {
         root,
         log_rows,

@@ -29,5 +29,5 @@ pub use committer::Committer;
 pub use error::{CommitError, OpenError, ProofDecodeError, RootHexError, VerifyError};
 pub use opening::Opening;
 pub use prover::{CommitTimings, ProverData};
-pub use stream::StreamingHasher;
+pub use stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 pub use verify::verify;

@@ -47,25 +47,71 @@ impl Opening {
     }
 }
 
-/// The distinct chunks holding the bytes of `rows` (each row `row_bytes` long), in order.
-pub(crate) fn opened_chunks(row_bytes: u64, rows: impl IntoIterator<Item = u64>) -> Vec<u64> {
-    let mut chunks = Vec::new();
-    for row in rows {
-        let start = row * row_bytes;
-        chunks.extend(start / CHUNK_BYTES..=(start + row_bytes - 1) / CHUNK_BYTES);
-    }
-    chunks.sort_unstable();
-    chunks.dedup();
-    chunks
+/// The distinct chunks holding the bytes of some rows: sorted, merged runs of chunk indices, so
+/// a row of many chunks costs one run (a verifier sizes it before trusting any proof length).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ChunkSet {
+    /// Disjoint, non-adjacent `[start, end)` runs in increasing order.
+    runs: Vec<(u64, u64)>,
+    /// Chunks in the runs before each run.
+    before: Vec<u64>,
 }
 
-/// Total bytes of the given chunks.
-pub(crate) fn chunks_len(shape: &TreeShape, chunks: &[u64]) -> u64 {
-    chunks
-        .iter()
-        .map(|&c| shape.node_bytes(0, c))
-        .map(|(a, b)| b - a)
-        .sum()
+impl ChunkSet {
+    /// The chunks of `rows`, each row `row_bytes ≥ 1` long (offsets must not overflow).
+    pub(crate) fn of_rows(row_bytes: u64, rows: impl IntoIterator<Item = u64>) -> Self {
+        let mut spans: Vec<(u64, u64)> = rows
+            .into_iter()
+            .map(|row| {
+                let start = row * row_bytes;
+                (start / CHUNK_BYTES, (start + row_bytes - 1) / CHUNK_BYTES + 1)
+            })
+            .collect();
+        spans.sort_unstable();
+        let mut runs: Vec<(u64, u64)> = Vec::with_capacity(spans.len());
+        for (start, end) in spans {
+            match runs.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => runs.push((start, end)),
+            }
+        }
+        let before = runs
+            .iter()
+            .scan(0, |sum, &(a, b)| {
+                let at = *sum;
+                *sum += b - a;
+                Some(at)
+            })
+            .collect();
+        Self { runs, before }
+    }
+
+    /// Number of chunks.
+    pub(crate) fn count(&self) -> u64 {
+        self.runs.iter().map(|(a, b)| b - a).sum()
+    }
+
+    /// Total bytes of the chunks in a tree of this shape (only the last chunk may be short).
+    pub(crate) fn byte_len(&self, shape: &TreeShape) -> u64 {
+        let full = self.count() * CHUNK_BYTES;
+        match self.runs.last() {
+            Some(&(_, end)) if end == shape.chunks() => full - (shape.chunks() * CHUNK_BYTES - shape.len()),
+            _ => full,
+        }
+    }
+
+    /// The chunk indices in increasing order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.runs.iter().flat_map(|&(a, b)| a..b)
+    }
+
+    /// Position of chunk `c` (which must be in the set) in increasing order.
+    pub(crate) fn position(&self, c: u64) -> u64 {
+        let run = self.runs.partition_point(|&(_, end)| end <= c);
+        let (start, end) = self.runs[run];
+        debug_assert!((start..end).contains(&c), "chunk {c} is not in the set");
+        self.before[run] + (c - start)
+    }
 }
 
 /// Folds the chaining values of the opened chunks (`nodes`, sorted by index, distinct) up to the

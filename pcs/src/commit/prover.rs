@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::commitment::Commitment;
 use super::error::OpenError;
 use super::node::{le_bytes, subtree_cv};
-use super::opening::{Opening, fold_root, opened_chunks};
+use super::opening::{ChunkSet, Opening, fold_root};
 use super::tree::ChainingTree;
 
 /// Stage times of one commit.
@@ -83,10 +83,10 @@ impl ProverData {
         let shape = *self.tree.shape();
         let bytes = le_bytes(&self.codeword);
         let row_bytes = 8 * self.commitment.lanes as u64;
-        let chunks = opened_chunks(row_bytes, rows.iter().map(|&r| r as u64));
-        let mut chunk_bytes = Vec::new();
-        let mut leaves = Vec::with_capacity(chunks.len());
-        for &c in &chunks {
+        let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64));
+        let mut chunk_bytes = Vec::with_capacity(chunks.byte_len(&shape) as usize);
+        let mut leaves = Vec::with_capacity(chunks.count() as usize);
+        for c in chunks.iter() {
             let (start, end) = shape.node_bytes(0, c);
             let chunk = &bytes[start as usize..end as usize];
             chunk_bytes.extend_from_slice(chunk);

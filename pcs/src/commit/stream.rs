@@ -46,8 +46,9 @@ use super::shape::{CHUNK_BYTES, TreeShape};
 use super::tree::ChainingTree;
 use crate::sink::RowSink;
 
-/// Largest level hashed in one call: 2^4 chunks = 16 KiB, the width of BLAKE3's AVX-512 path.
-pub(crate) const PIECE_LEVEL: u32 = 4;
+/// Default largest level hashed in one call, and the finest level whose chaining values are
+/// stored: 2^4 chunks = 16 KiB, the width of BLAKE3's AVX-512 path.
+pub const DEFAULT_PIECE_LEVEL: u32 = 4;
 
 /// Words in a staged chunk.
 const CHUNK_WORDS: usize = (CHUNK_BYTES / 8) as usize;
@@ -153,6 +154,21 @@ impl StreamingHasher {
     /// [`CommitError::ZeroLanes`], [`CommitError::BlockLargerThanCodeword`], or
     /// [`CommitError::TooLarge`] when the codeword's byte length overflows.
     pub fn new(log_rows: u32, lanes: usize, log_block_rows: u32) -> Result<Self, CommitError> {
+        Self::with_piece_level(log_rows, lanes, log_block_rows, DEFAULT_PIECE_LEVEL)
+    }
+
+    /// As [`new`](Self::new), hashing pure subtrees of up to `2^piece_level` chunks per call
+    /// (and so storing chaining values from that level up). Larger pieces leave more of the
+    /// tree's parent nodes to BLAKE3's batched SIMD path; smaller ones keep finer chaining values.
+    ///
+    /// # Errors
+    /// As for [`new`](Self::new).
+    pub fn with_piece_level(
+        log_rows: u32,
+        lanes: usize,
+        log_block_rows: u32,
+        piece_level: u32,
+    ) -> Result<Self, CommitError> {
         if lanes == 0 {
             return Err(CommitError::ZeroLanes);
         }
@@ -177,9 +193,9 @@ impl StreamingHasher {
             (Stitch::PerChunk, 0)
         } else {
             let fits = (block_bytes / CHUNK_BYTES).ilog2();
-            (Stitch::PerBoundary, fits.min(PIECE_LEVEL).min(top - 1))
+            (Stitch::PerBoundary, fits.min(piece_level).min(top - 1))
         };
-        let piece_level = PIECE_LEVEL.min(top.saturating_sub(1));
+        let piece_level = piece_level.min(top.saturating_sub(1));
         let slots: Box<[Slot]> = match stitch {
             Stitch::PerChunk => (0..shape.chunks()).map(|_| Slot::new(true, 0)).collect(),
             Stitch::PerBoundary if !block_bytes.is_multiple_of(CHUNK_BYTES << dense_level) => {

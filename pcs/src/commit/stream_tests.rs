@@ -17,13 +17,12 @@ fn blake3_of(words: &[u64]) -> [u8; 32] {
 /// Feeds every block of `codeword` in a random order from `threads` threads.
 fn stream(
     codeword: &[u64],
-    log_rows: u32,
-    lanes: usize,
-    log_block_rows: u32,
+    (log_rows, lanes, log_block_rows, piece_level): (u32, usize, u32, u32),
     threads: usize,
     seed: u64,
 ) -> StreamingHasher {
-    let hasher = StreamingHasher::new(log_rows, lanes, log_block_rows).expect("valid shape");
+    let hasher =
+        StreamingHasher::with_piece_level(log_rows, lanes, log_block_rows, piece_level).expect("valid shape");
     let block_words = lanes << log_block_rows;
     let mut order: Vec<usize> = (0..1 << (log_rows - log_block_rows)).collect();
     order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
@@ -65,11 +64,12 @@ fn streamed_root_is_blake3_of_codeword_for_all_lane_counts_and_blocks() {
             let expected = blake3_of(&codeword);
             for log_block_rows in 0..=log_rows {
                 let seed = rng.random();
-                let hasher = stream(&codeword, log_rows, lanes, log_block_rows, 3, seed);
+                let piece_level = [0, 1, 2, 4, 6][rng.random_range(0..5)];
+                let hasher = stream(&codeword, (log_rows, lanes, log_block_rows, piece_level), 3, seed);
                 assert_eq!(
                     hasher.finish(),
                     Ok(expected),
-                    "lanes {lanes}, log_rows {log_rows}, log_block_rows {log_block_rows}"
+                    "lanes {lanes}, log_rows {log_rows}, log_block_rows {log_block_rows}, piece {piece_level}"
                 );
             }
         }
@@ -91,14 +91,17 @@ fn streamed_root_matches_on_larger_codewords_and_keeps_a_correct_tree() {
         let codeword = random_codeword(&mut rng, lanes << log_rows);
         let expected = blake3_of(&codeword);
         for log_block_rows in [0, 1, 3, 5, 6, 8, log_rows] {
-            let log_block_rows = log_block_rows.min(log_rows);
-            let hasher = stream(&codeword, log_rows, lanes, log_block_rows, 4, rng.random());
-            let (root, tree) = hasher.into_tree(0).expect("complete");
-            assert_eq!(
-                root, expected,
-                "lanes {lanes}, log_rows {log_rows}, log_block_rows {log_block_rows}"
-            );
-            check_tree(&tree, &codeword);
+            for piece_level in [2, DEFAULT_PIECE_LEVEL, 7] {
+                let log_block_rows = log_block_rows.min(log_rows);
+                let shape = (log_rows, lanes, log_block_rows, piece_level);
+                let hasher = stream(&codeword, shape, 4, rng.random());
+                let (root, tree) = hasher.into_tree(0).expect("complete");
+                assert_eq!(
+                    root, expected,
+                    "(log_rows, lanes, log_block_rows, piece_level) = {shape:?}"
+                );
+                check_tree(&tree, &codeword);
+            }
         }
     }
 }

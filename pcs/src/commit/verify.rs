@@ -3,7 +3,7 @@
 use super::commitment::Commitment;
 use super::error::VerifyError;
 use super::node::subtree_cv;
-use super::opening::{Opening, chunks_len, fold_root, opened_chunks};
+use super::opening::{ChunkSet, Opening, fold_root};
 use super::shape::{CHUNK_BYTES, TreeShape};
 
 /// Largest codeword (in bytes) a commitment may describe: keeps every offset far from overflow.
@@ -71,8 +71,8 @@ pub fn verify(
     }
 
     let shape = TreeShape::new(len);
-    let chunks = opened_chunks(row_bytes, rows.iter().map(|&r| r as u64));
-    let expected = chunks_len(&shape, &chunks);
+    let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64));
+    let expected = chunks.byte_len(&shape);
     if opening.chunks.len() as u64 != expected {
         return Err(VerifyError::ChunkBytes {
             expected,
@@ -89,10 +89,11 @@ pub fn verify(
         }
         *blake3::hash(&opening.chunks).as_bytes()
     } else {
+        // The chunk count is now bounded by the proof's size.
         let leaves = chunks
             .iter()
             .zip(opening.chunks.chunks(CHUNK_BYTES as usize))
-            .map(|(&c, bytes)| (c, subtree_cv(c * CHUNK_BYTES, bytes)))
+            .map(|(c, bytes)| (c, subtree_cv(c * CHUNK_BYTES, bytes)))
             .collect();
         let mut used = 0usize;
         let root = fold_root(&shape, leaves, |_, _| {
@@ -120,9 +121,7 @@ pub fn verify(
         .map(|&row| {
             let start = row as u64 * row_bytes;
             let first_chunk = start / CHUNK_BYTES;
-            let position = chunks
-                .binary_search(&first_chunk)
-                .expect("every row's chunks are opened") as u64;
+            let position = chunks.position(first_chunk);
             let at = (position * CHUNK_BYTES + start % CHUNK_BYTES) as usize;
             opening.chunks[at..at + row_bytes as usize]
                 .chunks_exact(8)

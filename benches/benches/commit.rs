@@ -1,0 +1,152 @@
+//! The commit: encode + streaming BLAKE3 commitment of the default workload.
+//!
+//! Workload (issue 5): a 2^22-word witness, 64 lanes, rate 1/2, lane-major, so a 2^17-row,
+//! 64 MiB codeword. Groups, each at 1 and 2 workers:
+//! * `commit/fresh`: `Committer::commit`, a freshly allocated codeword every iteration (its page
+//!   faults included; dropping it is not timed, `iter_with_large_drop`).
+//! * `commit/reused`: `Committer::commit_reusing`, the previous codeword's buffer reused.
+//! * `encode/reused`: the encode alone into a reused buffer, no sink: the baseline that
+//!   `commit/reused` is compared against (hashing may add at most 35%).
+//! * `blake3/serial`: `blake3::hash` of the 64 MiB codeword on one thread, the reference for the
+//!   hashing work itself.
+//!
+//! Group `hash/stream` (one thread, no encode) feeds the same 64 MiB in the encoder's 512 KiB
+//! blocks to the streaming hasher at several piece levels (2^level KiB hashed per BLAKE3 call), to
+//! show what the stored-CV granularity costs against `blake3/serial`.
+//!
+//! Before timing, each committer's root is checked against `blake3::hash` of its codeword.
+
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ntt_kernels::Backend;
+use ntt_pcs::RowSink;
+use ntt_pcs::commit::{Committer, StreamingHasher};
+use ntt_pcs::{Encoder, MessageLayout};
+use ntt_runtime::ThreadPoolBuilder;
+
+const LOG_WITNESS_WORDS: u32 = 22;
+const LANES: usize = 64;
+const LOG_INV_RATE: u32 = 1;
+
+/// Seeded pseudo-random words (splitmix64).
+fn witness() -> Vec<u64> {
+    let mut state = 0x5eed_u64;
+    (0..1usize << LOG_WITNESS_WORDS)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+fn bytes_of(words: &[u64]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn commit(c: &mut Criterion) {
+    let witness = witness();
+    let codeword_bytes = (witness.len() << LOG_INV_RATE) as u64 * 8;
+    let mut group = c.benchmark_group(format!(
+        "commit/log_n={LOG_WITNESS_WORDS}/lanes={LANES}/r={LOG_INV_RATE}"
+    ));
+    group.throughput(Throughput::Bytes(codeword_bytes));
+    group.sample_size(20);
+
+    let mut reference_codeword = None;
+    for workers in [1usize, 2] {
+        let pool = Arc::new(
+            ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .build()
+                .expect("pool builds"),
+        );
+        let encoder = Encoder::new(pool, Backend::detect());
+        let committer = Committer::new(encoder.clone());
+        let (commitment, prover) = committer
+            .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
+            .expect("commits");
+        assert_eq!(
+            commitment.root,
+            *blake3::hash(&bytes_of(prover.codeword())).as_bytes(),
+            "root is BLAKE3"
+        );
+        let id = |what: &str| BenchmarkId::new(what, format!("workers={workers}"));
+
+        group.bench_function(id("commit/fresh"), |b| {
+            b.iter_with_large_drop(|| {
+                committer
+                    .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
+                    .expect("commits")
+            })
+        });
+
+        let mut kept = Some(prover);
+        group.bench_function(id("commit/reused"), |b| {
+            b.iter(|| {
+                let reuse = kept.take().expect("kept between iterations");
+                let (commitment, prover) = committer
+                    .commit_reusing(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE, reuse)
+                    .expect("commits");
+                kept = Some(prover);
+                commitment
+            })
+        });
+
+        let mut buffer = vec![MaybeUninit::new(0u64); witness.len() << LOG_INV_RATE];
+        group.bench_function(id("encode/reused"), |b| {
+            b.iter(|| {
+                encoder.encode(
+                    &witness,
+                    MessageLayout::Lanes,
+                    &mut buffer,
+                    LANES,
+                    LOG_INV_RATE,
+                    None,
+                )
+            })
+        });
+        reference_codeword = kept.map(|p| bytes_of(p.codeword()));
+    }
+
+    let bytes = reference_codeword.expect("a codeword was made");
+    group.bench_function(BenchmarkId::new("blake3/serial", "workers=1"), |b| {
+        b.iter(|| blake3::hash(&bytes))
+    });
+    group.finish();
+}
+
+fn stream_hash(c: &mut Criterion) {
+    let codeword: Vec<u64> = [witness(), witness().iter().map(|w| !w).collect()].concat();
+    let bytes = bytes_of(&codeword);
+    let expected = *blake3::hash(&bytes).as_bytes();
+    let (log_rows, log_block_rows) = ((codeword.len() / LANES).ilog2(), 10);
+    let mut group = c.benchmark_group("hash/stream/64MiB/blocks=512KiB");
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.sample_size(20);
+    group.bench_function("blake3/serial", |b| b.iter(|| blake3::hash(&bytes)));
+    for piece_level in [2, 4, 5, 6, 9] {
+        group.bench_function(
+            BenchmarkId::new("streaming", format!("piece_level={piece_level}")),
+            |b| {
+                b.iter(|| {
+                    let hasher =
+                        StreamingHasher::with_piece_level(log_rows, LANES, log_block_rows, piece_level)
+                            .expect("valid shape");
+                    for (k, block) in codeword.chunks(LANES << log_block_rows).enumerate() {
+                        hasher.absorb(k << log_block_rows, block);
+                    }
+                    assert_eq!(hasher.finish(), Ok(expected));
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, commit, stream_hash);
+criterion_main!(benches);
