@@ -3,6 +3,7 @@
 
 pub mod commit;
 pub mod encoder;
+pub mod kernel;
 pub mod plan;
 pub mod reference;
 pub mod sink;

@@ -19,6 +19,26 @@ impl<'p> TaskContext<'p> {
         Self { pool, worker }
     }
 
+    pub(crate) fn worker(&self) -> &'p WorkerThread {
+        self.worker
+    }
+
+    /// Runs `a` and `b`, potentially in parallel (`b` may be stolen by another worker while
+    /// this one runs `a`), and returns both results. Costs about as much as `rayon::join`: no
+    /// allocation, one deque push and pop when `b` is not stolen.
+    ///
+    /// # Panics
+    /// Re-raises the panic of `a` or `b` (the first one, if both panic) after both have
+    /// finished.
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&TaskContext<'_>) -> RA,
+        B: FnOnce(&TaskContext<'_>) -> RB + Send,
+        RB: Send,
+    {
+        crate::join::join_on_worker(self, a, b)
+    }
+
     /// Index of the worker running the task, in `0..pool().num_workers()`.
     pub fn worker_index(&self) -> usize {
         self.worker.index

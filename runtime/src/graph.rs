@@ -261,7 +261,44 @@ unsafe impl Sync for RunState {}
 // SAFETY: as above; the state is only moved before any job of the run exists.
 unsafe impl Send for RunState {}
 
+/// `b` value of a job that runs a single task (index `a`) rather than the roots `a..b`.
+const SINGLE_TASK: u32 = u32::MAX;
+
+/// The [`ExecFn`](crate::job::ExecFn) of graph jobs.
+///
+/// # Safety
+/// `data` is a `RunState` whose run is in progress, and the job owns task `a` (when
+/// `b == SINGLE_TASK`) or the root range `a..b`.
+unsafe fn execute_graph_job(data: *const (), a: u32, b: u32, worker: &WorkerThread) {
+    let this = data.cast::<RunState>();
+    // SAFETY: the run is in progress, so its state is alive (caller's contract).
+    let run = unsafe { &*this };
+    if b == SINGLE_TASK {
+        // SAFETY: this job owns task `a`: it was pushed once, when the task became ready.
+        unsafe { run.execute_ready(a, worker) };
+    } else {
+        // SAFETY: this job owns the root range `a..b`.
+        unsafe { run.execute_roots(this, a, b, worker) };
+    }
+}
+
 impl RunState {
+    /// A job that runs ready task `index` of the run at `this`.
+    fn task_job(this: *const RunState, index: u32) -> JobRef {
+        // SAFETY: pushed once, by the worker that saw the task's counter reach zero; the run
+        // stays alive until every task, this one included, has finished.
+        unsafe { JobRef::new(this.cast(), execute_graph_job, index, SINGLE_TASK) }
+    }
+
+    /// A job that runs the root tasks `roots[start..end]` of the run at `this`, splitting
+    /// itself in halves so thieves can take large pieces.
+    pub(crate) fn roots_job(this: *const RunState, start: u32, end: u32) -> JobRef {
+        debug_assert!(start < end && end != SINGLE_TASK);
+        // SAFETY: each root range is pushed once, by the job that owned the enclosing range;
+        // the run stays alive until all its roots have run.
+        unsafe { JobRef::new(this.cast(), execute_graph_job, start, end) }
+    }
+
     pub(crate) fn root_count(&self) -> u32 {
         self.roots.len() as u32
     }
@@ -285,7 +322,7 @@ impl RunState {
     ) {
         while end - start > 1 {
             let mid = start + (end - start) / 2;
-            worker.push(JobRef::roots(this, mid, end));
+            worker.push(RunState::roots_job(this, mid, end));
             worker.notify(1);
             end = mid;
         }
@@ -330,7 +367,7 @@ impl RunState {
                 if self.pending[s as usize].fetch_sub(1, Ordering::AcqRel) == 1
                     && let Some(other) = next.replace(s)
                 {
-                    worker.push(JobRef::task(this, other));
+                    worker.push(RunState::task_job(this, other));
                     pushed += 1;
                 }
             }

@@ -36,6 +36,7 @@ mod arena;
 mod context;
 mod graph;
 mod job;
+mod join;
 mod latch;
 mod panic;
 mod placement;

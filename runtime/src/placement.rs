@@ -28,6 +28,9 @@ pub struct WorkerPlacement {
     pub numa_node: usize,
     /// The CPUs the worker thread is bound to (empty when not pinned or pinning failed).
     pub bound_to: Vec<usize>,
+    /// The other workers in the order this one steals from them: sharing its L2, then its L3,
+    /// then its NUMA node, then the rest.
+    pub steal_order: Vec<usize>,
 }
 
 /// PUs for `workers` workers: one per core first, cores taken round-robin across

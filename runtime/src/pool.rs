@@ -2,6 +2,7 @@
 
 use std::ops::Range;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
@@ -103,23 +104,8 @@ impl ThreadPoolBuilder {
 
     /// The number of workers this builder would start on `topology`.
     fn worker_count(&self, topology: &Topology) -> Result<usize, BuildError> {
-        let n = match self.threads {
-            Some(n) if n > 0 => n,
-            _ => match std::env::var(THREADS_ENV) {
-                Ok(v) if !v.trim().is_empty() => {
-                    v.trim().parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
-                        BuildError::Threads(format!("{THREADS_ENV}={v:?} is not a positive integer"))
-                    })?
-                }
-                _ => topology.cores,
-            },
-        };
-        if n > MAX_WORKERS {
-            return Err(BuildError::Threads(format!(
-                "{n} workers requested; at most {MAX_WORKERS} are supported"
-            )));
-        }
-        Ok(n)
+        let env = std::env::var(THREADS_ENV).ok();
+        resolve_worker_count(self.threads, env.as_deref(), topology.cores)
     }
 
     /// Starts the workers.
@@ -138,10 +124,11 @@ impl ThreadPoolBuilder {
         });
         let cpus = placement::place(&topology, n);
         let budgets = placement::budgets(&topology, &cpus);
-        let mut steal_orders = placement::steal_orders(&topology, &cpus);
+        let steal_orders = placement::steal_orders(&topology, &cpus);
         let mut placements: Vec<WorkerPlacement> = cpus
             .iter()
-            .map(|&cpu| {
+            .zip(steal_orders)
+            .map(|(&cpu, steal_order)| {
                 let pu = topology.pu(cpu).expect("placed on an allowed PU");
                 WorkerPlacement {
                     cpu,
@@ -157,6 +144,7 @@ impl ThreadPoolBuilder {
                         PinPolicy::Pus => vec![cpu],
                         PinPolicy::None => Vec::new(),
                     },
+                    steal_order,
                 }
             })
             .collect();
@@ -165,7 +153,7 @@ impl ThreadPoolBuilder {
         let registry = Arc::new(Registry::new(deques.iter().map(Worker::stealer).collect()));
         let (started_tx, started_rx) = mpsc::channel::<(usize, Result<(), String>)>();
         let mut handles = Vec::with_capacity(n);
-        for (index, deque) in deques.into_iter().enumerate().rev() {
+        for (index, deque) in deques.into_iter().enumerate() {
             let name = match &mut self.thread_name {
                 Some(f) => f(index),
                 None => format!("ntt-worker-{index}"),
@@ -175,7 +163,7 @@ impl ThreadPoolBuilder {
                 builder = builder.stack_size(bytes);
             }
             let registry_for_worker = Arc::clone(&registry);
-            let victims = steal_orders.pop().expect("one steal order per worker");
+            let victims = placements[index].steal_order.clone();
             let bind = placements[index].bound_to.clone();
             let started = started_tx.clone();
             let spawned = builder.spawn(move || {
@@ -223,6 +211,29 @@ impl ThreadPoolBuilder {
             warnings,
         })
     }
+}
+
+/// Workers to start: an explicit non-zero `requested`, else a non-blank `env`
+/// (`NTT_THREADS`), else one per allowed core.
+fn resolve_worker_count(
+    requested: Option<usize>,
+    env: Option<&str>,
+    cores: usize,
+) -> Result<usize, BuildError> {
+    let n =
+        match (requested, env.map(str::trim)) {
+            (Some(n), _) if n > 0 => n,
+            (_, Some(v)) if !v.is_empty() => v.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                BuildError::Threads(format!("{THREADS_ENV}={v:?} is not a positive integer"))
+            })?,
+            _ => cores.max(1),
+        };
+    if n > MAX_WORKERS {
+        return Err(BuildError::Threads(format!(
+            "{n} workers requested; at most {MAX_WORKERS} are supported"
+        )));
+    }
+    Ok(n)
 }
 
 /// A pool of workers that runs task graphs. `Send + Sync`: share it behind an `Arc`.
@@ -320,7 +331,7 @@ impl ThreadPool {
                     w.wait_until(|| state.latch.probe());
                 }
                 None => {
-                    self.registry.inject(JobRef::roots(this, 0, roots));
+                    self.registry.inject(RunState::roots_job(this, 0, roots));
                     state.latch.wait_blocking();
                 }
             }
@@ -331,47 +342,137 @@ impl ThreadPool {
         })
     }
 
-    /// Calls `f` on sub-ranges of `range` of `grain` indices each (the last may be shorter),
-    /// in parallel. A `grain` of 0 means 1.
+    /// Runs `a` and `b`, potentially in parallel, and returns both results (see
+    /// [`TaskContext::join`]). From outside the pool this runs a one-task graph that joins.
     ///
     /// # Panics
-    /// Re-raises the first panic of `f`.
+    /// Re-raises the panic of `a` or `b` after both have finished.
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&TaskContext<'_>) -> RA + Send,
+        B: FnOnce(&TaskContext<'_>) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        let on_worker = WorkerThread::with_current(&self.registry, |w| w.map(|w| w as *const WorkerThread));
+        if let Some(worker) = on_worker {
+            // SAFETY: `with_current` returned this thread's own worker, alive on its stack for
+            // as long as the thread runs (and we are on that thread).
+            let worker = unsafe { &*worker };
+            return TaskContext::new(self, worker).join(a, b);
+        }
+        let mut out = None;
+        self.run(|g| {
+            g.add(|ctx| out = Some(ctx.join(a, b)));
+        });
+        out.expect("the join task ran")
+    }
+
+    /// Calls `f` on sub-ranges of `range` of `grain` indices each (the last may be shorter),
+    /// in parallel: the range is split in halves with [`TaskContext::join`] down to `grain`, so
+    /// no task is allocated per sub-range. A `grain` of 0 means 1.
+    ///
+    /// # Panics
+    /// Re-raises the first panic of `f`; sub-ranges not yet started when it happened are
+    /// skipped.
     pub fn for_each(
         &self,
         range: Range<usize>,
         grain: usize,
         f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
     ) {
+        if range.is_empty() {
+            return;
+        }
         let grain = grain.max(1);
-        let f = &f;
+        let stop = AtomicBool::new(false);
+        let (f, stop) = (&f, &stop);
         self.run(|g| {
-            let mut start = range.start;
-            while start < range.end {
-                let end = start.saturating_add(grain).min(range.end);
-                g.add(move |ctx| f(start..end, ctx));
-                start = end;
-            }
+            g.add(move |ctx| split_range(ctx, range, grain, f, stop));
         });
     }
 
     /// Calls `f(i, chunk, ctx)` for each `chunk_len`-sized chunk of `data` (the last may be
-    /// shorter), in parallel. A `chunk_len` of 0 means 1.
+    /// shorter), in parallel, splitting like [`ThreadPool::for_each`]. A `chunk_len` of 0
+    /// means 1.
     ///
     /// # Panics
-    /// Re-raises the first panic of `f`.
+    /// Re-raises the first panic of `f`; chunks not yet started when it happened are skipped.
     pub fn chunks_mut<T: Send>(
         &self,
         data: &mut [T],
         chunk_len: usize,
         f: impl Fn(usize, &mut [T], &TaskContext<'_>) + Sync,
     ) {
-        let f = &f;
+        if data.is_empty() {
+            return;
+        }
+        let chunk_len = chunk_len.max(1);
+        let stop = AtomicBool::new(false);
+        let (f, stop) = (&f, &stop);
         self.run(|g| {
-            for (i, chunk) in data.chunks_mut(chunk_len.max(1)).enumerate() {
-                g.add(move |ctx| f(i, chunk, ctx));
-            }
+            g.add(move |ctx| split_chunks(ctx, data, 0, chunk_len, f, stop));
         });
     }
+}
+
+/// Sets the flag if dropped while unwinding: a panicking leaf stops the leaves not yet started.
+struct StopOnPanic<'a>(&'a AtomicBool);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+fn split_range(
+    ctx: &TaskContext<'_>,
+    range: Range<usize>,
+    grain: usize,
+    f: &(impl Fn(Range<usize>, &TaskContext<'_>) + Sync),
+    stop: &AtomicBool,
+) {
+    if stop.load(Ordering::Relaxed) {
+        return;
+    }
+    let pieces = range.len().div_ceil(grain);
+    if pieces <= 1 {
+        let _stop = StopOnPanic(stop);
+        f(range, ctx);
+        return;
+    }
+    let mid = range.start + pieces / 2 * grain;
+    ctx.join(
+        |c| split_range(c, range.start..mid, grain, f, stop),
+        |c| split_range(c, mid..range.end, grain, f, stop),
+    );
+}
+
+fn split_chunks<T: Send>(
+    ctx: &TaskContext<'_>,
+    data: &mut [T],
+    first: usize,
+    chunk_len: usize,
+    f: &(impl Fn(usize, &mut [T], &TaskContext<'_>) + Sync),
+    stop: &AtomicBool,
+) {
+    if stop.load(Ordering::Relaxed) {
+        return;
+    }
+    let chunks = data.len().div_ceil(chunk_len);
+    if chunks <= 1 {
+        let _stop = StopOnPanic(stop);
+        f(first, data, ctx);
+        return;
+    }
+    let left = chunks / 2;
+    let (lo, hi) = data.split_at_mut(left * chunk_len);
+    ctx.join(
+        |c| split_chunks(c, lo, first, chunk_len, f, stop),
+        |c| split_chunks(c, hi, first + left, chunk_len, f, stop),
+    );
 }
 
 impl Drop for ThreadPool {
@@ -384,5 +485,30 @@ impl Drop for ThreadPool {
                 let _ = handle.join();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_count_prefers_explicit_then_env_then_cores() {
+        assert_eq!(resolve_worker_count(Some(3), Some("5"), 2).ok(), Some(3));
+        assert_eq!(resolve_worker_count(Some(0), Some("5"), 2).ok(), Some(5));
+        assert_eq!(resolve_worker_count(None, Some(" 7 "), 2).ok(), Some(7));
+        assert_eq!(resolve_worker_count(None, Some(""), 2).ok(), Some(2));
+        assert_eq!(resolve_worker_count(None, None, 6).ok(), Some(6));
+        assert_eq!(resolve_worker_count(None, None, 0).ok(), Some(1));
+    }
+
+    #[test]
+    fn bad_worker_counts_are_errors() {
+        for bad in ["0", "-1", "two", "1.5"] {
+            let err = resolve_worker_count(None, Some(bad), 2).expect_err(bad);
+            assert!(err.to_string().contains(THREADS_ENV), "{err}");
+        }
+        assert!(resolve_worker_count(Some(MAX_WORKERS + 1), None, 2).is_err());
+        assert!(resolve_worker_count(None, Some("1000000"), 2).is_err());
     }
 }

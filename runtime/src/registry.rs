@@ -124,6 +124,11 @@ impl WorkerThread {
         self.deque.push(job);
     }
 
+    /// Pops the most recently pushed job of this worker's own deque.
+    pub(crate) fn pop_local(&self) -> Option<JobRef> {
+        self.deque.pop()
+    }
+
     /// Tells sleeping workers that `count` jobs were pushed.
     pub(crate) fn notify(&self, count: usize) {
         self.registry.sleep.notify_work(count);

@@ -11,6 +11,7 @@
 use super::lanes::gather_lane_rows;
 use super::layers::{forward_layers, inverse_layers};
 use super::rows::SharedRows;
+use crate::kernel;
 use crate::plan::{DeepPass, GatheredPass, Plan, Source};
 use crate::sink::RowSink;
 use ntt_kernels::Backend;
@@ -94,7 +95,10 @@ impl Run<'_> {
         let n = self.lanes();
         for (i, row) in group.chunks_exact(width).enumerate() {
             // SAFETY: the group's rows are this task's (caller).
-            unsafe { self.dst.write((base + i * step) * n, row) };
+            unsafe {
+                self.dst
+                    .write_with(self.backend, (base + i * step) * n, row, self.plan.stream)
+            };
         }
     }
 
@@ -188,6 +192,7 @@ impl Run<'_> {
                         unsafe { self.scatter(buf, width, base, step) };
                     }
                 }
+                kernel::stream_fence(self.backend, self.plan.stream);
             })
         })
     }
@@ -227,7 +232,11 @@ impl Run<'_> {
                 unsafe { self.read_message_rows(first_row & msg_mask, rows) };
                 self.deep_task(deep, rows, first_row, inner);
                 // SAFETY: the task's rows belong to this task alone.
-                unsafe { self.dst.write(first_row * n, rows) };
+                unsafe {
+                    self.dst
+                        .write_with(self.backend, first_row * n, rows, self.plan.stream)
+                };
+                kernel::stream_fence(self.backend, self.plan.stream);
             });
         };
         let in_place_message = matches!(self.msg, Message::InPlace);

@@ -7,6 +7,7 @@
 //! (the distance `2^depth` of the pair in the whole domain of 2^log_rows rows, and the global
 //! block index).
 
+use crate::kernel;
 use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk, table};
 use ntt_kernels::Backend;
 
@@ -35,7 +36,7 @@ pub(crate) fn forward_layers(
             0 => {
                 let mut walk = Radix8Walk::new(depth, first_block);
                 for chunk in buf.chunks_exact_mut(block_words) {
-                    backend.radix8(chunk, walk.get());
+                    kernel::radix8(backend, chunk, walk.get());
                     walk.advance();
                 }
                 layer += 3;
@@ -43,7 +44,7 @@ pub(crate) fn forward_layers(
             2 => {
                 let mut walk = Radix4Walk::new(depth, first_block);
                 for chunk in buf.chunks_exact_mut(block_words) {
-                    backend.radix4(chunk, walk.get());
+                    kernel::radix4(backend, chunk, walk.get());
                     walk.advance();
                 }
                 layer += 2;
@@ -52,7 +53,7 @@ pub(crate) fn forward_layers(
                 let mut walk = TwiddleWalk::for_depth(depth, first_block);
                 for chunk in buf.chunks_exact_mut(block_words) {
                     let (u, v) = chunk.split_at_mut(block_words / 2);
-                    backend.butterfly(u, v, walk.get());
+                    kernel::radix2(backend, u, v, walk.get());
                     walk.advance();
                 }
                 layer += 1;

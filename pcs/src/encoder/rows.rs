@@ -59,6 +59,28 @@ impl SharedRows {
         unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.wrapping_add(at), src.len()) };
     }
 
+    /// Writes `src` at word `at`, with non-temporal stores when `stream` (the caller fences
+    /// before its task ends).
+    ///
+    /// # Safety
+    /// No other task may access those words meanwhile.
+    #[inline]
+    pub(crate) unsafe fn write_with(
+        &self,
+        backend: ntt_kernels::Backend,
+        at: usize,
+        src: &[u64],
+        stream: bool,
+    ) {
+        assert!(
+            at <= self.len && src.len() <= self.len - at,
+            "write out of bounds"
+        );
+        // SAFETY: in bounds (checked above); exclusively ours (caller); `src` is task scratch,
+        // a separate allocation.
+        unsafe { crate::kernel::write_rows(backend, self.ptr.wrapping_add(at), src, stream) };
+    }
+
     /// A shared view of `len` words at `at`.
     ///
     /// # Safety

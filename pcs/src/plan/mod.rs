@@ -170,6 +170,29 @@ impl Plan {
     }
 }
 
+/// Splits `layers` into `parts` passes of 1..=`cap` layers each, minimising the radix steps
+/// Σ ⌈g/3⌉ (ties: earlier passes larger). `None` when it cannot be done.
+fn split_layers(layers: u32, parts: u32, cap: u32) -> Option<(u32, Vec<u32>)> {
+    if parts == 0 {
+        return (layers == 0).then(|| (0, Vec::new()));
+    }
+    if layers < parts || layers > parts * cap {
+        return None;
+    }
+    let mut best: Option<(u32, Vec<u32>)> = None;
+    for g in (1..=cap.min(layers - (parts - 1))).rev() {
+        if let Some((cost, rest)) = split_layers(layers - g, parts - 1, cap) {
+            let cost = cost + g.div_ceil(3);
+            if best.as_ref().is_none_or(|b| cost < b.0) {
+                let mut split = vec![g];
+                split.extend(rest);
+                best = Some((cost, split));
+            }
+        }
+    }
+    best
+}
+
 fn floor_log2(x: usize) -> u32 {
     usize::BITS - 1 - x.max(1).leading_zeros()
 }
@@ -243,14 +266,20 @@ pub fn plan_for(
     let log_fit_l3 = fit(l3_unit_bytes).clamp(log_fit_l2, 2 * log_fit_l2);
 
     let layers = log_d - start;
+    let codeword_bytes = shape.codeword_words().saturating_mul(8);
     let gathered_passes = |deep_fit: u32| layers.saturating_sub(deep_fit).div_ceil(log_fit_l2);
-    let deep_budget = config.deep.unwrap_or(
-        if log_fit_l3 > log_fit_l2 && gathered_passes(log_fit_l3) < gathered_passes(log_fit_l2) {
-            DeepBudget::L3
-        } else {
-            DeepBudget::L2
-        },
-    );
+    // The L3 deep pass pays for itself only when the buffer lives in DRAM (a buffer inside the
+    // LLC is swept at cache speed either way) and it saves a whole sweep; it keeps one gathered
+    // pass, which reads the message, so the L3 sub-blocks never stage the message in scratch.
+    let l3_saves_a_sweep = log_fit_l3 > log_fit_l2
+        && codeword_bytes > llc_bytes
+        && layers > log_fit_l3
+        && gathered_passes(log_fit_l3) < gathered_passes(log_fit_l2);
+    let deep_budget = config.deep.unwrap_or(if l3_saves_a_sweep {
+        DeepBudget::L3
+    } else {
+        DeepBudget::L2
+    });
     let deep_fit = match deep_budget {
         DeepBudget::L2 => log_fit_l2,
         DeepBudget::L3 => log_fit_l3,
@@ -260,19 +289,35 @@ pub fn plan_for(
     } else {
         0
     };
-    let deep_start = log_d.saturating_sub(deep_fit).max(par_log).max(start).min(log_d);
+    let min_deep_start = log_d.saturating_sub(deep_fit).max(par_log).max(start).min(log_d);
 
-    // Gathered passes: as few as the L2 unit allows, layers split evenly between them so the
-    // spare room of each group can hold adjacent residues.
-    let gathered_layers = deep_start - start;
-    let passes = gathered_layers.div_ceil(log_fit_l2);
+    // Gathered passes: as few as the L2 unit allows (each is a sweep). Within that number of
+    // sweeps, the layers are placed so that as many as possible run as radix-8 steps: a pass of
+    // g layers runs ⌈g/3⌉ steps over its cached unit, so 9 + 9 beats 7 + 11.
+    let passes = (min_deep_start - start).div_ceil(log_fit_l2);
+    let mut best: Option<(u32, u32, Vec<u32>)> = None;
+    if passes > 0 {
+        let last = (start + passes * log_fit_l2).min(log_d - 1);
+        for deep_start in min_deep_start..=last.max(min_deep_start) {
+            let Some((cost, split)) = split_layers(deep_start - start, passes, log_fit_l2) else {
+                continue;
+            };
+            let cost = cost + (log_d - deep_start).div_ceil(3);
+            if best.as_ref().is_none_or(|b| cost < b.0) {
+                best = Some((cost, deep_start, split));
+            }
+        }
+    }
+    let (deep_start, split) = match best {
+        Some((_, deep_start, split)) => (deep_start, split),
+        None => (min_deep_start, Vec::new()),
+    };
     let unit_words = l2_unit_bytes / 8;
     let residues_that_fit = |g: u32| floor_log2(unit_words / (n << g).max(1));
     let mut gathered = Vec::with_capacity(passes as usize);
     let mut wide = config.wide.unwrap_or(false);
     let mut layer = start;
-    for p in 0..passes {
-        let g = gathered_layers / passes + u32::from(p < gathered_layers % passes);
+    for (p, &g) in split.iter().enumerate() {
         let log_step = log_d - layer - g;
         if p == 0 && config.wide.is_none() {
             // The gate: wide when a cache line's worth of adjacent residues (8) fits in the
@@ -361,7 +406,6 @@ pub fn plan_for(
         },
     };
 
-    let codeword_bytes = shape.codeword_words().saturating_mul(8);
     Plan {
         shape,
         layout,
@@ -372,7 +416,7 @@ pub fn plan_for(
         log_fit_l2,
         log_fit_l3,
         wide,
-        stream: config.stream.unwrap_or(codeword_bytes > llc_bytes),
+        stream: config.stream.unwrap_or(codeword_bytes > llc_bytes / 2),
         llc_bytes,
         deep_start,
         gathered,

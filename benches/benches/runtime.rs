@@ -1,0 +1,384 @@
+//! ntt-runtime against rayon, in the same run, on the same number of workers.
+//!
+//! Method: both pools have `NTT_BENCH_THREADS` workers (default: one per allowed core), built
+//! once per group; every iteration checks its result. Groups:
+//!
+//! - `runtime/fan_out/tasks=N`: N empty tasks with no dependencies: a graph of N tasks vs N
+//!   `rayon::Scope::spawn`s, and `for_each` with grain 1 vs `par_iter().with_max_len(1)`.
+//!   Throughput in tasks.
+//! - `runtime/fork_join/leaves=2^20`: a binary reduction tree over 2^20 leaves: `rayon::join`
+//!   recursion vs `TaskContext::join` recursion, vs a graph with one task per tree node
+//!   (2^21 - 1 tasks, each internal node depending on its two children), and vs `for_each` over
+//!   the leaves with grain 1 (then a sequential sum). Throughput in leaves.
+//! - `runtime/dag_stages/stages=S,width=W`: S butterfly stages of W tasks, task (s, i) depending
+//!   on (s-1, i) and (s-1, i ^ 2^(s mod log W)), each doing ~1 µs of arithmetic: one graph vs
+//!   one `par_iter` per stage (a barrier between stages).
+//!
+//! Two figures criterion cannot time (their cost is dominated by sleeping) are measured by hand
+//! and printed before the criterion groups:
+//!
+//! - wake-up latency: the pool is left idle for 5 ms (every worker parked), then one task is
+//!   submitted; the time from the submit call to the task's first instruction, 200 samples,
+//!   median and 90th percentile.
+//! - idle CPU: after one graph has run, the process's user+system CPU time (getrusage) over one
+//!   second in which the main thread sleeps and the pool has nothing to do.
+//!
+//! Run: `cargo bench -p ntt-benches --bench runtime`.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use ntt_runtime::{TaskId, ThreadPool, ThreadPoolBuilder};
+use rayon::prelude::*;
+
+fn threads() -> usize {
+    std::env::var("NTT_BENCH_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn ntt_pool() -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .expect("ntt pool")
+}
+
+fn rayon_pool(n: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .expect("rayon pool")
+}
+
+fn fan_out(c: &mut Criterion) {
+    let pool = ntt_pool();
+    let rpool = rayon_pool(pool.num_workers());
+    let mut group = c.benchmark_group("runtime/fan_out");
+    for n in [1_000usize, 10_000, 100_000] {
+        group.throughput(Throughput::Elements(n as u64));
+        let param = format!("tasks={n}");
+        group.bench_function(BenchmarkId::new("ntt", &param), |b| {
+            b.iter(|| {
+                let count = AtomicU64::new(0);
+                pool.run(|g| {
+                    for i in 0..n {
+                        let count = &count;
+                        g.add(move |_| {
+                            black_box(i);
+                            count.fetch_add(1, Ordering::Relaxed);
+                        });
+                    }
+                });
+                assert_eq!(count.load(Ordering::Relaxed), n as u64);
+            });
+        });
+        group.bench_function(BenchmarkId::new("ntt_for_each_grain1", &param), |b| {
+            b.iter(|| {
+                let count = AtomicU64::new(0);
+                pool.for_each(0..n, 1, |r, _| {
+                    black_box(r);
+                    count.fetch_add(1, Ordering::Relaxed);
+                });
+                assert_eq!(count.load(Ordering::Relaxed), n as u64);
+            });
+        });
+        group.bench_function(BenchmarkId::new("rayon_par_iter_len1", &param), |b| {
+            b.iter(|| {
+                let count = AtomicU64::new(0);
+                rpool.install(|| {
+                    (0..n).into_par_iter().with_max_len(1).for_each(|i| {
+                        black_box(i);
+                        count.fetch_add(1, Ordering::Relaxed);
+                    })
+                });
+                assert_eq!(count.load(Ordering::Relaxed), n as u64);
+            });
+        });
+        group.bench_function(BenchmarkId::new("rayon_scope_spawn", &param), |b| {
+            b.iter(|| {
+                let count = AtomicU64::new(0);
+                rpool.scope(|s| {
+                    for i in 0..n {
+                        let count = &count;
+                        s.spawn(move |_| {
+                            black_box(i);
+                            count.fetch_add(1, Ordering::Relaxed);
+                        });
+                    }
+                });
+                assert_eq!(count.load(Ordering::Relaxed), n as u64);
+            });
+        });
+    }
+    group.finish();
+}
+
+const LOG_LEAVES: u32 = 20;
+
+fn leaf(i: u64) -> u64 {
+    black_box(i) * 3 + 1
+}
+
+fn ntt_tree(ctx: &ntt_runtime::TaskContext<'_>, lo: u64, hi: u64) -> u64 {
+    if hi - lo == 1 {
+        return leaf(lo);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = ctx.join(|c| ntt_tree(c, lo, mid), |c| ntt_tree(c, mid, hi));
+    a + b
+}
+
+fn rayon_tree(lo: u64, hi: u64) -> u64 {
+    if hi - lo == 1 {
+        return leaf(lo);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = rayon::join(|| rayon_tree(lo, mid), || rayon_tree(mid, hi));
+    a + b
+}
+
+/// The reduction tree as a graph: node k (heap order, root 1) holds the sum of its subtree.
+fn ntt_graph_tree(pool: &ThreadPool, log_leaves: u32) -> u64 {
+    let leaves = 1usize << log_leaves;
+    let sums: Vec<AtomicU64> = (0..2 * leaves).map(|_| AtomicU64::new(0)).collect();
+    pool.run(|g| {
+        let sums = &sums;
+        let mut ids: Vec<TaskId> = Vec::with_capacity(2 * leaves);
+        // Leaves first (ids 0..leaves are heap nodes leaves..2*leaves), then internal nodes
+        // bottom-up, so every node's children exist when it is added.
+        for (k, slot) in sums.iter().enumerate().skip(leaves) {
+            ids.push(g.add(move |_| {
+                slot.store(leaf((k - leaves) as u64), Ordering::Relaxed);
+            }));
+        }
+        let id_of = |k: usize| {
+            if k >= leaves {
+                k - leaves
+            } else {
+                2 * leaves - 1 - k
+            }
+        };
+        for k in (1..leaves).rev() {
+            let id = g.add(move |_| {
+                let s = sums[2 * k].load(Ordering::Relaxed) + sums[2 * k + 1].load(Ordering::Relaxed);
+                sums[k].store(s, Ordering::Relaxed);
+            });
+            ids.push(id);
+            debug_assert_eq!(id, ids[id_of(k)]);
+            g.depend(ids[id_of(2 * k)], id);
+            g.depend(ids[id_of(2 * k + 1)], id);
+        }
+    });
+    sums[1].load(Ordering::Relaxed)
+}
+
+fn ntt_flat_leaves(pool: &ThreadPool, log_leaves: u32) -> u64 {
+    let leaves = 1usize << log_leaves;
+    let vals: Vec<AtomicU64> = (0..leaves).map(|_| AtomicU64::new(0)).collect();
+    pool.for_each(0..leaves, 1, |r, _| {
+        vals[r.start].store(leaf(r.start as u64), Ordering::Relaxed);
+    });
+    vals.iter().map(|v| v.load(Ordering::Relaxed)).sum()
+}
+
+fn fork_join(c: &mut Criterion) {
+    let pool = ntt_pool();
+    let rpool = rayon_pool(pool.num_workers());
+    let leaves = 1u64 << LOG_LEAVES;
+    let expect: u64 = (0..leaves).map(|i| i * 3 + 1).sum();
+    let mut group = c.benchmark_group("runtime/fork_join");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(leaves));
+    let param = format!("leaves=2^{LOG_LEAVES}");
+    group.bench_function(BenchmarkId::new("rayon_join", &param), |b| {
+        b.iter(|| assert_eq!(rpool.install(|| rayon_tree(0, leaves)), expect));
+    });
+    group.bench_function(BenchmarkId::new("ntt_join", &param), |b| {
+        b.iter(|| assert_eq!(pool.join(|c| ntt_tree(c, 0, leaves), |_| 0).0, expect));
+    });
+    group.bench_function(BenchmarkId::new("ntt_graph_tree", &param), |b| {
+        b.iter(|| assert_eq!(ntt_graph_tree(&pool, LOG_LEAVES), expect));
+    });
+    group.bench_function(BenchmarkId::new("ntt_flat_leaves", &param), |b| {
+        b.iter(|| assert_eq!(ntt_flat_leaves(&pool, LOG_LEAVES), expect));
+    });
+    group.finish();
+}
+
+/// About a microsecond of dependent arithmetic.
+fn stage_work(a: u64, b: u64) -> u64 {
+    let mut x = a ^ b.rotate_left(17);
+    for _ in 0..200 {
+        x = black_box(x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(23));
+    }
+    x
+}
+
+fn dag_stages(c: &mut Criterion) {
+    const STAGES: usize = 16;
+    const LOG_WIDTH: usize = 6;
+    const WIDTH: usize = 1 << LOG_WIDTH;
+    let partner = |s: usize, i: usize| i ^ (1 << (s % LOG_WIDTH));
+    // Sequential reference.
+    let mut expect = vec![vec![0u64; WIDTH]; STAGES + 1];
+    expect[0] = (0..WIDTH as u64).collect();
+    for s in 1..=STAGES {
+        for i in 0..WIDTH {
+            expect[s][i] = stage_work(expect[s - 1][i], expect[s - 1][partner(s, i)]);
+        }
+    }
+    let pool = ntt_pool();
+    let rpool = rayon_pool(pool.num_workers());
+    let fresh = || -> Vec<Vec<AtomicU64>> {
+        (0..=STAGES)
+            .map(|s| {
+                (0..WIDTH)
+                    .map(|i| AtomicU64::new(if s == 0 { i as u64 } else { 0 }))
+                    .collect()
+            })
+            .collect()
+    };
+    let mut group = c.benchmark_group("runtime/dag_stages");
+    group.throughput(Throughput::Elements((STAGES * WIDTH) as u64));
+    let param = format!("stages={STAGES},width={WIDTH}");
+    group.bench_function(BenchmarkId::new("ntt_graph", &param), |b| {
+        b.iter(|| {
+            let v = fresh();
+            pool.run(|g| {
+                let v = &v;
+                let mut prev: Vec<TaskId> = Vec::new();
+                for s in 1..=STAGES {
+                    let cur: Vec<TaskId> = (0..WIDTH)
+                        .map(|i| {
+                            g.add(move |_| {
+                                let x = stage_work(
+                                    v[s - 1][i].load(Ordering::Relaxed),
+                                    v[s - 1][partner(s, i)].load(Ordering::Relaxed),
+                                );
+                                v[s][i].store(x, Ordering::Relaxed);
+                            })
+                        })
+                        .collect();
+                    if s > 1 {
+                        for i in 0..WIDTH {
+                            g.depend(prev[i], cur[i]);
+                            g.depend(prev[partner(s, i)], cur[i]);
+                        }
+                    }
+                    prev = cur;
+                }
+            });
+            assert_eq!(v[STAGES][7].load(Ordering::Relaxed), expect[STAGES][7]);
+        });
+    });
+    group.bench_function(BenchmarkId::new("rayon_par_iter_per_stage", &param), |b| {
+        b.iter(|| {
+            let v = fresh();
+            rpool.install(|| {
+                for s in 1..=STAGES {
+                    (0..WIDTH).into_par_iter().for_each(|i| {
+                        let x = stage_work(
+                            v[s - 1][i].load(Ordering::Relaxed),
+                            v[s - 1][partner(s, i)].load(Ordering::Relaxed),
+                        );
+                        v[s][i].store(x, Ordering::Relaxed);
+                    });
+                }
+            });
+            assert_eq!(v[STAGES][7].load(Ordering::Relaxed), expect[STAGES][7]);
+        });
+    });
+    group.finish();
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Time from submitting one task to a pool whose workers are all parked to the task starting.
+fn wake_latency(pool: &ThreadPool, rpool: &rayon::ThreadPool) {
+    const SAMPLES: usize = 200;
+    let idle = Duration::from_millis(5);
+    let mut ntt = Vec::with_capacity(SAMPLES);
+    let mut ray = Vec::with_capacity(SAMPLES);
+    for _ in 0..SAMPLES {
+        std::thread::sleep(idle);
+        let mut started = None;
+        let t0 = Instant::now();
+        pool.run(|g| {
+            g.add(|_| started = Some(Instant::now()));
+        });
+        ntt.push(started.expect("task ran") - t0);
+
+        std::thread::sleep(idle);
+        let t0 = Instant::now();
+        let started = rpool.install(Instant::now);
+        ray.push(started - t0);
+    }
+    ntt.sort();
+    ray.sort();
+    println!(
+        "runtime/wake_latency/ntt    median {:>8.1?}  p90 {:>8.1?}  ({SAMPLES} samples, pool idle 5 ms before each)",
+        percentile(&ntt, 0.5),
+        percentile(&ntt, 0.9)
+    );
+    println!(
+        "runtime/wake_latency/rayon  median {:>8.1?}  p90 {:>8.1?}",
+        percentile(&ray, 0.5),
+        percentile(&ray, 0.9)
+    );
+}
+
+/// User + system CPU time of the whole process so far.
+fn process_cpu_time() -> Duration {
+    // SAFETY: `rusage` is plain data; all-zero is a valid value for getrusage to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable `rusage`.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    assert_eq!(rc, 0, "getrusage failed");
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// CPU the process burns over one idle second (the main thread sleeps, so it is the pool's).
+fn idle_cpu(name: &str, kick: impl Fn()) {
+    kick();
+    let before = process_cpu_time();
+    std::thread::sleep(Duration::from_secs(1));
+    let used = process_cpu_time() - before;
+    println!(
+        "runtime/idle_cpu/{name:<6} {:>8.2?} CPU over 1 s idle = {:.3}% of one core",
+        used,
+        used.as_secs_f64() * 100.0
+    );
+}
+
+fn main() {
+    {
+        let pool = ntt_pool();
+        let rpool = rayon_pool(pool.num_workers());
+        println!("runtime benches: {} workers each", pool.num_workers());
+        wake_latency(&pool, &rpool);
+        idle_cpu("ntt", || {
+            pool.for_each(0..1000, 1, |r, _| {
+                black_box(r);
+            })
+        });
+        idle_cpu("rayon", || {
+            rpool.install(|| {
+                (0..1000).into_par_iter().for_each(|i| {
+                    black_box(i);
+                })
+            })
+        });
+    }
+    let mut c = Criterion::default().configure_from_args();
+    fan_out(&mut c);
+    fork_join(&mut c);
+    dag_stages(&mut c);
+    c.final_summary();
+}

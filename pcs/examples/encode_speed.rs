@@ -1,0 +1,101 @@
+//! Times one encode shape: `cargo run --release -p ntt-pcs --example encode_speed -- \
+//!   [log_rows] [lanes] [log_inv_rate] [workers] [reps] [in_place|rows|lanes] [plan-config json]`.
+//! Prints the plan, then the median and spread of `reps` warm encodes and ns per lane-butterfly.
+
+use ntt_kernels::Backend;
+use ntt_pcs::{Encoder, MessageLayout, PlanConfig, Shape};
+use ntt_runtime::ThreadPoolBuilder;
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// CPU time of every thread of this process so far, in seconds (from /proc schedstat), so a
+/// loaded machine still gives a usable measure of the work done.
+fn cpu_seconds() -> f64 {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return 0.0;
+    };
+    dir.filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read_to_string(e.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
+        .sum::<f64>()
+        / 1e9
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize, default: &str| args.get(i).cloned().unwrap_or_else(|| default.to_owned());
+    let log_rows: u32 = arg(0, "19").parse().expect("log_rows");
+    let lanes: usize = arg(1, "64").parse().expect("lanes");
+    let r: u32 = arg(2, "1").parse().expect("log_inv_rate");
+    let workers: usize = arg(3, "1").parse().expect("workers");
+    let reps: usize = arg(4, "9").parse().expect("reps");
+    let mode = arg(5, "in_place");
+    let config: PlanConfig = serde_json::from_str(&arg(6, "{}")).expect("plan config json");
+
+    let pool = Arc::new(
+        ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .expect("pool"),
+    );
+    let backend = Backend::from_env().expect("backend");
+    let enc = Encoder::new(pool, backend).with_config(config);
+    let shape = Shape {
+        log_rows,
+        lanes,
+        log_inv_rate: r,
+    };
+    let layout = if mode == "lanes" {
+        MessageLayout::Lanes
+    } else {
+        MessageLayout::Rows
+    };
+    let plan = if mode == "in_place" {
+        enc.plan_in_place(shape).expect("plan")
+    } else {
+        enc.plan(shape, layout).expect("plan")
+    };
+    println!("{plan}");
+    let msg: Vec<u64> = (0..shape.message_words() as u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let mut data = vec![0u64; shape.codeword_words()];
+    let mut out: Vec<MaybeUninit<u64>> = vec![MaybeUninit::new(0); shape.codeword_words()];
+    let mut times = Vec::with_capacity(reps);
+    let mut cpu = Vec::with_capacity(reps);
+    for _ in 0..reps + 1 {
+        let c0 = cpu_seconds();
+        let t0 = if mode == "in_place" {
+            data[..msg.len()].copy_from_slice(&msg);
+            let t0 = Instant::now();
+            enc.encode_in_place(&mut data, lanes, r, None).expect("encode");
+            t0
+        } else {
+            let t0 = Instant::now();
+            enc.encode(&msg, layout, &mut out, lanes, r, None)
+                .expect("encode");
+            t0
+        };
+        times.push(t0.elapsed().as_secs_f64());
+        cpu.push(cpu_seconds() - c0);
+    }
+    times.remove(0);
+    cpu.remove(0);
+    cpu.sort_by(f64::total_cmp);
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    let ns = median * 1e9 / shape.lane_butterflies() as f64;
+    println!(
+        "{mode} {shape} workers {workers} backend {}: median {:.2} ms (min {:.2}, max {:.2}), {ns:.3} ns/lane-butterfly",
+        backend.name(),
+        median * 1e3,
+        times[0] * 1e3,
+        times[times.len() - 1] * 1e3
+    );
+    println!(
+        "  cpu time per encode (all threads): median {:.2} ms, {:.3} ns/lane-butterfly",
+        cpu[cpu.len() / 2] * 1e3,
+        cpu[cpu.len() / 2] * 1e9 / shape.lane_butterflies() as f64
+    );
+}

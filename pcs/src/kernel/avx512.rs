@@ -1,0 +1,359 @@
+//! AVX-512 radix groups with a 12-instruction butterfly.
+//!
+//! Per 8 lanes, `u' = u + t·v, v' = v + u'`:
+//!
+//! ```text
+//!   even, odd = clmul(v, t, 0x00), clmul(v, t, 0x11)       2  (port 5)
+//!   lo, hi    = unpacklo/hi(even, odd)                     2  (port 5)
+//!   fold      = shuffle_bytes(FOLD, hi >> 60)              2  (spill and its reduction at once)
+//!   y         = hi ^ hi<<3;  y2 = y + y                    3  (hi·0x1B = y ^ y2 mod 2^64)
+//!   u'        = two 3-way XORs of u, lo, y, y2, fold        2
+//!   v'        = v ^ u'                                     1
+//! ```
+//!
+//! The product is lo + x^64·hi with hi < 2^63; x^64 ≡ 0x1B, so the reduction is
+//! lo ^ (hi·0x1B mod 2^64) ^ (s·0x1B) where s = (hi>>63)^(hi>>61)^(hi>>60) are the bits of hi·0x1B
+//! above x^63. `FOLD[n] = (n ^ n>>1 ^ n>>3)·0x1B` for n = hi>>60 gives s·0x1B (< 2^8) in one byte
+//! shuffle: the other bytes of the index are zero and `FOLD[0] = 0`.
+//!
+//! The eight rows of a radix-8 group stay in registers across its 12 butterflies; twiddles are
+//! broadcast once per block.
+
+use core::arch::x86_64::*;
+
+/// `FOLD[n] = g(n ^ n>>1 ^ n>>3)` with g(s) = s ^ s<<1 ^ s<<3 ^ s<<4 (carry-less s·0x1B).
+const FOLD: [u8; 16] = {
+    let mut t = [0u8; 16];
+    let mut n = 0;
+    while n < 16 {
+        let s = n ^ (n >> 1) ^ (n >> 3);
+        t[n] = (s ^ (s << 1) ^ (s << 3) ^ (s << 4)) as u8;
+        n += 1;
+    }
+    t
+};
+
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+fn fold_table() -> __m512i {
+    let mut wide = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        wide[i] = FOLD[i % 16];
+        i += 1;
+    }
+    // SAFETY: reads 64 bytes from a 64-byte local array.
+    unsafe { _mm512_loadu_si512(wide.as_ptr().cast()) }
+}
+
+/// The forward butterfly on 8 lanes.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+fn butterfly(u: &mut __m512i, v: &mut __m512i, t: __m512i, fold: __m512i) {
+    let even = _mm512_clmulepi64_epi128::<0x00>(*v, t);
+    let odd = _mm512_clmulepi64_epi128::<0x11>(*v, t);
+    let lo = _mm512_unpacklo_epi64(even, odd);
+    let hi = _mm512_unpackhi_epi64(even, odd);
+    let spill = _mm512_shuffle_epi8(fold, _mm512_srli_epi64::<60>(hi));
+    // hi·0x1B = hi·(x^3 + 1)·(x + 1): y = hi ^ hi<<3, then y ^ y<<1 (mod 2^64).
+    let y = _mm512_xor_si512(hi, _mm512_slli_epi64::<3>(hi));
+    let y2 = _mm512_add_epi64(y, y);
+    let a = _mm512_ternarylogic_epi64::<0x96>(*u, lo, y);
+    *u = _mm512_ternarylogic_epi64::<0x96>(a, y2, spill);
+    *v = _mm512_xor_si512(*v, *u);
+}
+
+/// The mask of the first `n < 8` lanes.
+#[inline(always)]
+fn tail_mask(n: usize) -> __mmask8 {
+    ((1u32 << n) - 1) as __mmask8
+}
+
+/// # Safety
+/// AVX-512F; `p` valid for the masked lanes.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn load(p: *const u64, mask: __mmask8) -> __m512i {
+    // SAFETY: forwarded contract; masked-off lanes are not read.
+    unsafe { _mm512_maskz_loadu_epi64(mask, p.cast()) }
+}
+
+/// # Safety
+/// AVX-512F; `p` valid for the masked lanes.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn store(p: *mut u64, v: __m512i, mask: __mmask8) {
+    // SAFETY: forwarded contract; masked-off lanes are not written.
+    unsafe { _mm512_mask_storeu_epi64(p.cast(), mask, v) }
+}
+
+/// # Safety
+/// AVX-512F; `p` valid for 8 words.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn load_full(p: *const u64) -> __m512i {
+    // SAFETY: forwarded contract.
+    unsafe { _mm512_loadu_si512(p.cast()) }
+}
+
+/// # Safety
+/// AVX-512F; `p` valid for 8 words.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn store_full(p: *mut u64, v: __m512i) {
+    // SAFETY: forwarded contract.
+    unsafe { _mm512_storeu_si512(p.cast(), v) }
+}
+
+/// The twelve butterflies of a radix-8 group on eight registers.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+fn radix8_registers(r: &mut [__m512i; 8], t: &[__m512i; 7], fold: __m512i) {
+    let [r0, r1, r2, r3, r4, r5, r6, r7] = r;
+    butterfly(r0, r4, t[0], fold);
+    butterfly(r1, r5, t[0], fold);
+    butterfly(r2, r6, t[0], fold);
+    butterfly(r3, r7, t[0], fold);
+    butterfly(r0, r2, t[1], fold);
+    butterfly(r1, r3, t[1], fold);
+    butterfly(r4, r6, t[2], fold);
+    butterfly(r5, r7, t[2], fold);
+    butterfly(r0, r1, t[3], fold);
+    butterfly(r2, r3, t[4], fold);
+    butterfly(r4, r5, t[5], fold);
+    butterfly(r6, r7, t[6], fold);
+}
+
+/// One column (the lanes of `mask`, at offset `i`) of a radix-8 group.
+///
+/// # Safety
+/// The CPU has the features; the block at `base` holds 8 segments of `seg` words and the masked
+/// lanes at `i` stay inside a segment.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+unsafe fn radix8_column(
+    base: *mut u64,
+    seg: usize,
+    i: usize,
+    mask: __mmask8,
+    t: &[__m512i; 7],
+    fold: __m512i,
+) {
+    let p = |k: usize| base.wrapping_add(k * seg + i);
+    // SAFETY: (all loads) inside segment k by the caller's contract.
+    let mut r0 = unsafe { load(p(0), mask) };
+    // SAFETY: as above.
+    let mut r1 = unsafe { load(p(1), mask) };
+    // SAFETY: as above.
+    let mut r2 = unsafe { load(p(2), mask) };
+    // SAFETY: as above.
+    let mut r3 = unsafe { load(p(3), mask) };
+    // SAFETY: as above.
+    let mut r4 = unsafe { load(p(4), mask) };
+    // SAFETY: as above.
+    let mut r5 = unsafe { load(p(5), mask) };
+    // SAFETY: as above.
+    let mut r6 = unsafe { load(p(6), mask) };
+    // SAFETY: as above.
+    let mut r7 = unsafe { load(p(7), mask) };
+    butterfly(&mut r0, &mut r4, t[0], fold);
+    butterfly(&mut r1, &mut r5, t[0], fold);
+    butterfly(&mut r2, &mut r6, t[0], fold);
+    butterfly(&mut r3, &mut r7, t[0], fold);
+    butterfly(&mut r0, &mut r2, t[1], fold);
+    butterfly(&mut r1, &mut r3, t[1], fold);
+    butterfly(&mut r4, &mut r6, t[2], fold);
+    butterfly(&mut r5, &mut r7, t[2], fold);
+    butterfly(&mut r0, &mut r1, t[3], fold);
+    butterfly(&mut r2, &mut r3, t[4], fold);
+    butterfly(&mut r4, &mut r5, t[5], fold);
+    butterfly(&mut r6, &mut r7, t[6], fold);
+    for (k, v) in [r0, r1, r2, r3, r4, r5, r6, r7].into_iter().enumerate() {
+        // SAFETY: as for the loads.
+        unsafe { store(p(k), v, mask) };
+    }
+}
+
+/// Three layers on 8 equal segments (see `ntt_kernels::Backend::radix8` for the pairing).
+///
+/// # Safety
+/// The CPU has AVX-512F, AVX-512BW and VPCLMULQDQ; `block.len() % 8 == 0`.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+pub(crate) unsafe fn radix8(block: &mut [u64], tw: [u64; 7]) {
+    debug_assert_eq!(block.len() % 8, 0);
+    let seg = block.len() / 8;
+    let fold = fold_table();
+    let t = [
+        _mm512_set1_epi64(tw[0] as i64),
+        _mm512_set1_epi64(tw[1] as i64),
+        _mm512_set1_epi64(tw[2] as i64),
+        _mm512_set1_epi64(tw[3] as i64),
+        _mm512_set1_epi64(tw[4] as i64),
+        _mm512_set1_epi64(tw[5] as i64),
+        _mm512_set1_epi64(tw[6] as i64),
+    ];
+    let base = block.as_mut_ptr();
+    let full = seg - seg % 8;
+    let mut i = 0;
+    while i < full {
+        let p = base.wrapping_add(i);
+        // SAFETY (every load and store of the column): segment k spans [k·seg, (k+1)·seg) of
+        // the block and the column [i, i+8) lies inside it; AVX-512F by this function's features.
+        let mut r = [_mm512_setzero_si512(); 8];
+        for (k, reg) in r.iter_mut().enumerate() {
+            // SAFETY: as above.
+            *reg = unsafe { load_full(p.wrapping_add(k * seg)) };
+        }
+        radix8_registers(&mut r, &t, fold);
+        for (k, v) in r.into_iter().enumerate() {
+            // SAFETY: as for the loads.
+            unsafe { store_full(p.wrapping_add(k * seg), v) };
+        }
+        i += 8;
+    }
+    if i < seg {
+        // SAFETY: as above, for the `seg - i` lanes of the mask.
+        unsafe { radix8_column(base, seg, i, tail_mask(seg - i), &t, fold) };
+    }
+}
+
+/// One column of a radix-4 group.
+///
+/// # Safety
+/// As for [`radix8_column`], with 4 segments.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+unsafe fn radix4_column(
+    base: *mut u64,
+    seg: usize,
+    i: usize,
+    mask: __mmask8,
+    t: &[__m512i; 3],
+    fold: __m512i,
+) {
+    let p = |k: usize| base.wrapping_add(k * seg + i);
+    // SAFETY: (all loads) inside segment k by the caller's contract.
+    let mut r0 = unsafe { load(p(0), mask) };
+    // SAFETY: as above.
+    let mut r1 = unsafe { load(p(1), mask) };
+    // SAFETY: as above.
+    let mut r2 = unsafe { load(p(2), mask) };
+    // SAFETY: as above.
+    let mut r3 = unsafe { load(p(3), mask) };
+    butterfly(&mut r0, &mut r2, t[0], fold);
+    butterfly(&mut r1, &mut r3, t[0], fold);
+    butterfly(&mut r0, &mut r1, t[1], fold);
+    butterfly(&mut r2, &mut r3, t[2], fold);
+    for (k, v) in [r0, r1, r2, r3].into_iter().enumerate() {
+        // SAFETY: as for the loads.
+        unsafe { store(p(k), v, mask) };
+    }
+}
+
+/// Two layers on 4 equal segments (see `ntt_kernels::Backend::radix4`).
+///
+/// # Safety
+/// The CPU has AVX-512F, AVX-512BW and VPCLMULQDQ; `block.len() % 4 == 0`.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+pub(crate) unsafe fn radix4(block: &mut [u64], tw: [u64; 3]) {
+    debug_assert_eq!(block.len() % 4, 0);
+    let seg = block.len() / 4;
+    let fold = fold_table();
+    let t = [
+        _mm512_set1_epi64(tw[0] as i64),
+        _mm512_set1_epi64(tw[1] as i64),
+        _mm512_set1_epi64(tw[2] as i64),
+    ];
+    let base = block.as_mut_ptr();
+    let full = seg - seg % 8;
+    let mut i = 0;
+    while i < full {
+        // SAFETY: features by this function's; columns [i, i+8) lie inside each segment.
+        unsafe { radix4_column(base, seg, i, 0xff, &t, fold) };
+        i += 8;
+    }
+    if i < seg {
+        // SAFETY: as above, for the `seg - i` lanes of the mask.
+        unsafe { radix4_column(base, seg, i, tail_mask(seg - i), &t, fold) };
+    }
+}
+
+/// One column of a row pair.
+///
+/// # Safety
+/// The CPU has the features; the masked lanes at `pu`, `pv` are valid.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+unsafe fn radix2_column(pu: *mut u64, pv: *mut u64, mask: __mmask8, t: __m512i, fold: __m512i) {
+    // SAFETY: valid by the caller's contract.
+    let mut a = unsafe { load(pu, mask) };
+    // SAFETY: as above.
+    let mut b = unsafe { load(pv, mask) };
+    butterfly(&mut a, &mut b, t, fold);
+    // SAFETY: as above.
+    unsafe { store(pu, a, mask) };
+    // SAFETY: as above.
+    unsafe { store(pv, b, mask) };
+}
+
+/// One layer on a row pair: `u ← u + t·v, v ← v + u`.
+///
+/// # Safety
+/// The CPU has AVX-512F, AVX-512BW and VPCLMULQDQ; `u.len() == v.len()`.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+pub(crate) unsafe fn radix2(u: &mut [u64], v: &mut [u64], tw: u64) {
+    debug_assert_eq!(u.len(), v.len());
+    let fold = fold_table();
+    let t = _mm512_set1_epi64(tw as i64);
+    let (pu, pv) = (u.as_mut_ptr(), v.as_mut_ptr());
+    let len = u.len();
+    let full = len - len % 8;
+    let mut i = 0;
+    while i < full {
+        // SAFETY: features by this function's; [i, i+8) lies inside both rows.
+        unsafe { radix2_column(pu.wrapping_add(i), pv.wrapping_add(i), 0xff, t, fold) };
+        i += 8;
+    }
+    if i < len {
+        // SAFETY: as above, for the `len - i` lanes of the mask.
+        unsafe {
+            radix2_column(
+                pu.wrapping_add(i),
+                pv.wrapping_add(i),
+                tail_mask(len - i),
+                t,
+                fold,
+            )
+        };
+    }
+}
+
+/// Copies `len` words from `src` to `dst` with non-temporal stores for the 64-byte-aligned
+/// middle of `dst` (plain copies for the ragged ends). The caller fences before other threads
+/// read the words ([`fence`]).
+///
+/// # Safety
+/// The CPU has AVX-512F; `dst` is valid for `len` writes and `src` for `len` reads; they do not
+/// overlap.
+#[target_feature(enable = "avx512f")]
+pub(crate) unsafe fn copy_streaming(dst: *mut u64, src: *const u64, len: usize) {
+    let head = (dst.align_offset(64)).min(len);
+    // SAFETY: `head <= len` words, valid and disjoint by the contract.
+    unsafe { core::ptr::copy_nonoverlapping(src, dst, head) };
+    let mut i = head;
+    while i + 8 <= len {
+        // SAFETY: `i + 8 <= len`; `dst + i` is 64-byte aligned (i − head is a multiple of 8).
+        let v = unsafe { _mm512_loadu_si512(src.wrapping_add(i).cast()) };
+        // SAFETY: as above.
+        unsafe { _mm512_stream_si512(dst.wrapping_add(i).cast(), v) };
+        i += 8;
+    }
+    // SAFETY: the remaining `len − i` words are in bounds and disjoint.
+    unsafe { core::ptr::copy_nonoverlapping(src.wrapping_add(i), dst.wrapping_add(i), len - i) };
+}
+
+/// Orders this thread's non-temporal stores before its later stores (one per task).
+pub(crate) fn fence() {
+    // SAFETY: SSE is part of the x86_64 baseline.
+    unsafe { _mm_sfence() };
+}

@@ -1,0 +1,131 @@
+//! The radix groups the encoder's layers run, dispatched on the [`Backend`].
+//!
+//! On AVX-512 the encoder uses its own radix-8/4/2 groups (`avx512`): a butterfly of 12 vector
+//! instructions that folds the reduction's spill into one byte shuffle, so the 12 butterflies of a
+//! radix-8 group stay within the two 512-bit ports' budget. Every other backend runs the
+//! `ntt_kernels` groups. Both compute the same bytes (tested against the portable backend).
+
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+
+use ntt_kernels::{Backend, BackendKind};
+
+/// Three layers on a block of 8 equal segments (pairing as `Backend::radix8`).
+#[inline]
+pub fn radix8(backend: Backend, block: &mut [u64], tw: [u64; 7]) {
+    assert_eq!(block.len() % 8, 0, "radix-8 block is not 8 equal segments");
+    match backend.kind() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: an Avx512 backend exists only where AVX-512F/BW and VPCLMULQDQ were detected;
+        // the length was checked above.
+        BackendKind::Avx512 => unsafe { avx512::radix8(block, tw) },
+        _ => backend.radix8(block, tw),
+    }
+}
+
+/// Two layers on a block of 4 equal segments (pairing as `Backend::radix4`).
+#[inline]
+pub fn radix4(backend: Backend, block: &mut [u64], tw: [u64; 3]) {
+    assert_eq!(block.len() % 4, 0, "radix-4 block is not 4 equal segments");
+    match backend.kind() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `radix8`.
+        BackendKind::Avx512 => unsafe { avx512::radix4(block, tw) },
+        _ => backend.radix4(block, tw),
+    }
+}
+
+/// One layer on a row pair: `u ← u + t·v, v ← v + u`.
+#[inline]
+pub fn radix2(backend: Backend, u: &mut [u64], v: &mut [u64], tw: u64) {
+    assert_eq!(u.len(), v.len(), "butterfly rows differ in length");
+    match backend.kind() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `radix8`.
+        BackendKind::Avx512 => unsafe { avx512::radix2(u, v, tw) },
+        _ => backend.butterfly(u, v, tw),
+    }
+}
+
+/// Writes `src` to `len` words at `dst`, with non-temporal stores when `stream` and the backend
+/// has them (call [`stream_fence`] before the task ends).
+///
+/// # Safety
+/// `dst` is valid for `src.len()` writes, exclusively the caller's, and disjoint from `src`.
+#[inline]
+pub(crate) unsafe fn write_rows(backend: Backend, dst: *mut u64, src: &[u64], stream: bool) {
+    match backend.kind() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: an Avx512 backend proves AVX-512F; pointers valid and disjoint (caller).
+        BackendKind::Avx512 if stream => unsafe { avx512::copy_streaming(dst, src.as_ptr(), src.len()) },
+        // SAFETY: valid and disjoint (caller).
+        _ => unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) },
+    }
+}
+
+/// Orders the task's non-temporal stores before anything that follows it.
+#[inline]
+pub(crate) fn stream_fence(backend: Backend, stream: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if stream && backend.kind() == BackendKind::Avx512 {
+        avx512::fence();
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (backend, stream);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(n: usize, seed: u64) -> Vec<u64> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Mix in the edge values the reduction must get right.
+                match i % 11 {
+                    0 => u64::MAX,
+                    1 => 1 << 63,
+                    2 => 0xF000_0000_0000_0000,
+                    _ => x,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn groups_match_the_portable_backend() {
+        let portable = Backend::portable();
+        let tws = [
+            0u64,
+            1,
+            u64::MAX,
+            1 << 63,
+            0x1B,
+            0xF000_0000_0000_0000,
+            0x0123_4567_89ab_cdef,
+        ];
+        for backend in Backend::available() {
+            for seg in [1usize, 2, 7, 8, 9, 16, 17, 64, 70] {
+                let data = words(8 * seg, seg as u64);
+                let (mut a, mut b) = (data.clone(), data.clone());
+                radix8(backend, &mut a, tws);
+                portable.radix8(&mut b, tws);
+                assert_eq!(a, b, "radix8 {backend:?} seg {seg}");
+                let (mut a, mut b) = (data.clone(), data.clone());
+                radix4(backend, &mut a, [tws[6], tws[2], tws[5]]);
+                portable.radix4(&mut b, [tws[6], tws[2], tws[5]]);
+                assert_eq!(a, b, "radix4 {backend:?} seg {seg}");
+                let (mut a, mut b) = (data.clone(), data);
+                let (au, av) = a.split_at_mut(4 * seg);
+                radix2(backend, au, av, tws[6]);
+                let (bu, bv) = b.split_at_mut(4 * seg);
+                portable.butterfly(bu, bv, tws[6]);
+                assert_eq!(a, b, "radix2 {backend:?} seg {seg}");
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! A reduced set of scheduler checks small enough for Miri (`scripts/miri.sh`): a few small
+//! graphs, a panic, a nested run, scratch nesting and non-trivially-sized closures. The pools
+//! use the default topology, so nothing here calls into hwloc or sysfs.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ntt_runtime::{PinPolicy, TaskId, ThreadPool, ThreadPoolBuilder, Topology};
+
+fn pool(n: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(n)
+        .pin(PinPolicy::None)
+        .topology(Topology::with_defaults(n))
+        .build()
+        .expect("pool")
+}
+
+#[test]
+fn diamond_and_fan_out_run_in_order() {
+    let pool = pool(3);
+    let order = std::sync::Mutex::new(Vec::new());
+    let log = |i: usize| order.lock().expect("log").push(i);
+    pool.run(|g| {
+        let a = g.add(move |_| log(0));
+        let b = g.add(move |_| log(1));
+        let c = g.add(move |_| log(2));
+        let d = g.add(move |_| log(3));
+        g.depend(a, b);
+        g.depend(a, c);
+        g.depend(b, d);
+        g.depend(c, d);
+    });
+    let order = order.into_inner().expect("log");
+    assert_eq!(order.len(), 4);
+    assert_eq!(order[0], 0);
+    assert_eq!(order[3], 3);
+
+    let hits: Vec<AtomicUsize> = (0..20).map(|_| AtomicUsize::new(0)).collect();
+    pool.for_each(0..20, 3, |r, _| {
+        for i in r {
+            hits[i].fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+}
+
+#[test]
+fn closures_of_every_size_and_alignment_are_moved_and_dropped_once() {
+    #[repr(align(128))]
+    struct Big([u8; 300]);
+    let pool = pool(2);
+    let dropped = AtomicUsize::new(0);
+    struct CountDrop<'a>(&'a AtomicUsize);
+    impl Drop for CountDrop<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let sum = AtomicUsize::new(0);
+    pool.run(|g| {
+        for i in 0..40 {
+            let big = Big([i as u8; 300]);
+            let guard = CountDrop(&dropped);
+            let sum = &sum;
+            g.add(move |_| {
+                let _guard = guard;
+                sum.fetch_add(big.0[299] as usize, Ordering::Relaxed);
+            });
+            g.add(move |_| {
+                sum.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+    });
+    assert_eq!(sum.load(Ordering::Relaxed), (0..40).sum::<usize>() + 40);
+    assert_eq!(dropped.load(Ordering::Relaxed), 40);
+
+    // A graph that never runs (cycle) drops its closures without calling them.
+    let result = pool.try_run(|g| {
+        let a = g.add({
+            let guard = CountDrop(&dropped);
+            move |_| drop(guard)
+        });
+        g.depend(a, a);
+    });
+    assert!(result.is_err());
+    assert_eq!(dropped.load(Ordering::Relaxed), 41);
+}
+
+#[test]
+fn a_panic_skips_successors_and_the_pool_survives() {
+    let pool = pool(2);
+    let ran = AtomicUsize::new(0);
+    let err = pool
+        .try_run(|g| {
+            let bad = g.add(|_| panic!("expected"));
+            let after = g.add(|_| {
+                ran.fetch_add(1, Ordering::Relaxed);
+            });
+            g.depend(bad, after);
+        })
+        .expect_err("panic");
+    assert_eq!(err.message(), Some("expected"));
+    assert_eq!(ran.load(Ordering::Relaxed), 0);
+    pool.run(|g| {
+        g.add(|_| {
+            ran.fetch_add(1, Ordering::Relaxed);
+        });
+    });
+    assert_eq!(ran.load(Ordering::Relaxed), 1);
+}
+
+#[test]
+fn nested_runs_and_scratch_do_not_alias() {
+    let pool = pool(2);
+    let total = AtomicUsize::new(0);
+    pool.run(|g| {
+        let ids: Vec<TaskId> = (0..4)
+            .map(|i| {
+                let total = &total;
+                g.add(move |ctx| {
+                    ctx.with_scratch(16, |outer| {
+                        outer.fill(i);
+                        ctx.pool().for_each(0..3, 1, |_, inner_ctx| {
+                            inner_ctx.with_scratch(32, |inner| inner.fill(99));
+                            total.fetch_add(1, Ordering::Relaxed);
+                        });
+                        assert!(outer.iter().all(|&x| x == i));
+                    });
+                })
+            })
+            .collect();
+        g.depend(ids[0], ids[3]);
+    });
+    assert_eq!(total.load(Ordering::Relaxed), 12);
+}
+
+#[test]
+fn pools_start_and_stop_cleanly() {
+    for n in [1, 2, 4] {
+        let pool = pool(n);
+        assert_eq!(pool.num_workers(), n);
+        pool.run(|g| {
+            g.add(|ctx| assert!(ctx.worker_index() < n));
+        });
+    }
+}
