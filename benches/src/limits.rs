@@ -15,6 +15,9 @@ const GIB: f64 = (1u64 << 30) as f64;
 /// Words per segment of the L1 kernel block: 8 segments × 256 words = 16 KiB, inside any L1d.
 pub const L1_SEGMENT_WORDS: usize = 256;
 
+/// Bytes of the first-touch buffer (at most).
+pub const FIRST_TOUCH_BYTES: usize = 256 << 20;
+
 /// Bytes per second of one memory access pattern, at one worker and at all of them.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Bandwidth {
@@ -51,7 +54,8 @@ pub struct Limits {
     pub read: Bandwidth,
     /// `memcpy` of a buffer, read + write bytes counted.
     pub copy: Bandwidth,
-    /// Writing a freshly allocated buffer (page faults included), bytes written.
+    /// Allocating, writing and freeing a buffer of up to [`FIRST_TOUCH_BYTES`] (page faults
+    /// included), bytes written.
     pub first_touch: Bandwidth,
     /// Per backend this CPU has; the first is [`Backend::detect`]'s.
     pub butterfly: Vec<KernelRate>,
@@ -90,7 +94,14 @@ impl Limits {
             all: copy(workers),
         };
         drop(dst);
-        let touch = |t| gib_s(bandwidth_bytes, &repeat(1, repeats, || first_touch(words, t)));
+        // Page faults cost the same per page at any size; a smaller buffer keeps this quick.
+        let touch_words = words.min(FIRST_TOUCH_BYTES / 8);
+        let touch = |t| {
+            gib_s(
+                touch_words * 8,
+                &repeat(1, repeats, || first_touch(touch_words, t)),
+            )
+        };
         let first_touch = Bandwidth {
             one: touch(1),
             all: touch(workers),

@@ -11,7 +11,7 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Witness sizes as log2(words): `20..24` and `20..=24` are both inclusive, or a list `20,22`.
-    #[arg(long, default_value = "20..24", value_parser = parse_list)]
+    #[arg(long, default_value = "20..22", value_parser = parse_list)]
     pub log_n: List,
     /// Rates as log2(1/rate): `1` is rate 1/2, `2` is rate 1/4.
     #[arg(long, default_value = "1,2", value_parser = parse_list)]

@@ -59,9 +59,6 @@ fn main() {
 
     let engines: Vec<Engine> = workers.iter().map(|&w| Engine::new(w)).collect();
     let mut rows = Vec::new();
-    if !args.json {
-        report::print_throughput_header();
-    }
     for &log_n in &args.log_n.0 {
         for &log_inv_rate in &args.log_inv_rate.0 {
             let shape = BenchShape {
@@ -69,6 +66,9 @@ fn main() {
                 lanes: args.lanes,
                 log_inv_rate,
             };
+            if !args.json {
+                report::print_throughput_header(shape, args.repeat);
+            }
             for engine in &engines {
                 for row in ours::measure(engine, shape, args.repeat, limits.as_ref()) {
                     if !args.json {
@@ -79,10 +79,6 @@ fn main() {
             }
         }
     }
-    if !args.json {
-        println!();
-    }
-
     let mut comparisons = Vec::new();
     for &log_n in &args.compare_log_n.0 {
         let shape = BenchShape {

@@ -2,7 +2,7 @@
 
 use crate::compare::Comparison;
 use crate::ours::Row;
-use ntt_benches::{Limits, p3_lch};
+use ntt_benches::{BenchShape, Limits, p3_lch};
 use ntt_kernels::Backend;
 use serde::Serialize;
 
@@ -116,22 +116,19 @@ pub fn size(bytes: usize) -> String {
     }
 }
 
-pub fn print_throughput_header() {
-    println!("Throughput of ntt-engine (medians; GiB/s over the committed witness bytes; lane-major input)");
+pub fn print_throughput_header(shape: BenchShape, repeat: usize) {
     println!(
-        "  {:>5} {:>4} {:>3} {:>7} | {:>9} {:>9} {:>7} {:>9} | {:>8} {:>8} | {:>9} {:>6}",
-        "log_n",
-        "rate",
-        "w",
-        "buffers",
-        "commit ms",
-        "encode ms",
-        "hash +",
-        "sink ms",
-        "commit",
-        "encode",
-        "bound ms",
-        "/bound"
+        "ntt-engine throughput: 2^{} words ({} committed, {} codeword), {} lanes, rate 1/{}, lane-major input, median of {}",
+        shape.log_n,
+        size(shape.witness_bytes()),
+        size(shape.codeword_bytes()),
+        shape.lanes,
+        1 << shape.log_inv_rate,
+        repeat
+    );
+    println!(
+        "  {:>3} {:>7} | {:>9} {:>7} | {:>9} {:>7} | {:>7} {:>8} | {:>9} {:>6}",
+        "w", "buffers", "commit ms", "GiB/s", "encode ms", "GiB/s", "hash +", "sink ms", "bound ms", "/bound"
     );
 }
 
@@ -142,17 +139,15 @@ pub fn print_throughput_row(row: &Row) {
         None => ("-".to_owned(), "-".to_owned()),
     };
     println!(
-        "  {:>5} {:>4} {:>3} {:>7} | {:>9.2} {:>9.2} {:>6.0}% {:>9.2} | {:>8.2} {:>8.2} | {:>9} {:>6}",
-        c.log_n,
-        format!("1/{}", 1 << c.log_inv_rate),
+        "  {:>3} {:>7} | {:>9.2} {:>7.2} | {:>9.2} {:>7.2} | {:>6.0}% {:>8.2} | {:>9} {:>6}",
         c.workers,
         c.buffers.name(),
         c.median_ms,
+        c.gib_s,
         row.encode.median_ms,
+        row.encode.gib_s,
         100.0 * row.hash_overhead(),
         row.sink_hash_ms,
-        c.gib_s,
-        row.encode.gib_s,
         bound,
         ratio
     );
