@@ -70,7 +70,7 @@ pub fn encode(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
             }),
         ),
         (
-            "rayon+blake3",
+            "rayon-layers",
             Box::new(|| {
                 let start = Instant::now();
                 baseline.encode(&pool, &message, lanes, r, &mut codeword);

@@ -27,7 +27,7 @@ impl Buffers {
 pub struct Measurement {
     /// `commit`, `encode`, `hash`.
     pub op: &'static str,
-    /// `ntt-engine`, `p3-binary-dft`, `rayon+blake3`.
+    /// `ntt-engine`, `p3-binary-dft`, `rayon-layers` (the rayon encode), `rayon+blake3`.
     pub engine: &'static str,
     pub log_n: u32,
     pub lanes: usize,
