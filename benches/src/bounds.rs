@@ -1,7 +1,8 @@
 //! Bounds on an encode and a commit, derived from the measured [`Limits`].
 //!
 //! - Compute: every lane-butterfly at the L1 kernel rate, split evenly over the workers; for a
-//!   commit plus BLAKE3 of the codeword at the one-core rate, split likewise.
+//!   commit plus BLAKE3 of the codeword at the one-core in-cache rate (the rows are hashed while
+//!   in cache), split likewise.
 //! - Memory: the least traffic any encoder has: read the witness once and write the codeword
 //!   once, at the measured copy bandwidth (which counts read + write bytes).
 //! - Page faults: a fresh codeword of at least [`MMAP_MIN_BYTES`] comes from `mmap` and every
@@ -28,7 +29,7 @@ pub const MMAP_MIN_BYTES: usize = 32 << 20;
 pub struct Bounds {
     /// Butterflies at the L1 rate / workers.
     pub encode_compute_s: f64,
-    /// BLAKE3 of the codeword at the one-core rate / workers.
+    /// BLAKE3 of the codeword at the one-core in-cache rate / workers.
     pub hash_compute_s: f64,
     /// Witness + codeword bytes at the copy bandwidth.
     pub memory_s: f64,
@@ -45,7 +46,7 @@ impl Bounds {
         let lane_butterflies = shape.lane_butterflies() as f64;
         Self {
             encode_compute_s: lane_butterflies * limits.ns_per_lane_butterfly() * 1e-9 / w,
-            hash_compute_s: codeword / limits.blake3_gib_s(shape.codeword_bytes()) / w,
+            hash_compute_s: codeword / limits.blake3_in_cache.gib_s / w,
             memory_s: (witness + codeword) / pick(limits.copy),
             page_faults_s: if shape.codeword_bytes() >= MMAP_MIN_BYTES {
                 codeword / pick(limits.first_touch)
@@ -88,9 +89,13 @@ mod tests {
                 backend: "x".into(),
                 ns_per_lane_butterfly: 0.5,
             }],
+            blake3_in_cache: HashRate {
+                bytes: 512 << 10,
+                gib_s: 4.0,
+            },
             blake3: vec![HashRate {
                 bytes: 64 << 20,
-                gib_s: 4.0,
+                gib_s: 1.0,
             }],
         };
         // 2^22 words, rate 1/2: 2^26 lane-butterflies, 32 MiB witness, 64 MiB codeword.

@@ -15,6 +15,10 @@ const GIB: f64 = (1u64 << 30) as f64;
 /// Words per segment of the L1 kernel block: 8 segments × 256 words = 16 KiB, inside any L1d.
 pub const L1_SEGMENT_WORDS: usize = 256;
 
+/// Bytes of the in-cache BLAKE3 measurement: a quarter of a 2 MiB L2, the size of a block of
+/// rows the encoder hands to its row sink.
+pub const BLAKE3_IN_CACHE_BYTES: usize = 512 << 10;
+
 /// Bytes of the first-touch buffer (at most).
 pub const FIRST_TOUCH_BYTES: usize = 256 << 20;
 
@@ -59,7 +63,10 @@ pub struct Limits {
     pub first_touch: Bandwidth,
     /// Per backend this CPU has; the first is [`Backend::detect`]'s.
     pub butterfly: Vec<KernelRate>,
-    /// BLAKE3 on one core over each requested size.
+    /// BLAKE3 on one core over [`BLAKE3_IN_CACHE_BYTES`] hashed again and again (in L2): the
+    /// rate of hashing rows while they are in cache, which the compute bound uses.
+    pub blake3_in_cache: HashRate,
+    /// BLAKE3 on one core over each requested size (a codeword hashed from memory).
     pub blake3: Vec<HashRate>,
 }
 
@@ -129,6 +136,7 @@ impl Limits {
             copy,
             first_touch,
             butterfly,
+            blake3_in_cache: blake3_in_cache_rate(repeats),
             blake3,
         }
     }
@@ -240,6 +248,25 @@ pub fn butterfly_ns(backend: Backend, repeats: usize) -> f64 {
         })
     });
     samples.median() * 1e9 / (iters as f64 * lane_butterflies_per_call)
+}
+
+/// BLAKE3 (`blake3::hash`, one core) over [`BLAKE3_IN_CACHE_BYTES`] that stay in L2, from many
+/// short samples (8 hashes each).
+pub fn blake3_in_cache_rate(repeats: usize) -> HashRate {
+    const HASHES_PER_SAMPLE: usize = 8;
+    let words = crate::witness(BLAKE3_IN_CACHE_BYTES.trailing_zeros() - 3);
+    let data = as_le_bytes(&words);
+    let samples = repeat(3, repeats.max(31), || {
+        time(|| {
+            for _ in 0..HASHES_PER_SAMPLE {
+                black_box(blake3::hash(black_box(data)));
+            }
+        })
+    });
+    HashRate {
+        bytes: data.len(),
+        gib_s: gib_s(HASHES_PER_SAMPLE * data.len(), &samples),
+    }
 }
 
 /// BLAKE3 (`blake3::hash`, one core) over `bytes` bytes of pseudo-random data.
