@@ -19,7 +19,8 @@
 //! `RUSTFLAGS="-C target-cpu=native" cargo bench -p ntt-benches --bench baselines`.
 
 use criterion::{
-    BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
+    BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+    measurement::WallTime,
 };
 use ntt_benches::bytes::as_le_bytes;
 use ntt_benches::engine::{Engine, warm_buffer};
@@ -61,6 +62,8 @@ fn group<'a>(c: &'a mut Criterion, name: &str, shape: BenchShape) -> BenchmarkGr
     let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Bytes(shape.witness_bytes() as u64));
     g.sample_size(10);
+    // Long iterations: the same count in every sample, not 1, 2, … 10 times a base count.
+    g.sampling_mode(SamplingMode::Flat);
     g
 }
 
