@@ -10,6 +10,9 @@ pub struct Args {
     /// Print one JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// Also write the JSON document to this file (the tables still print).
+    #[arg(long)]
+    pub save: Option<std::path::PathBuf>,
     /// Witness sizes as log2(words): `20..24` and `20..=24` are both inclusive, or a list `20,22`.
     #[arg(long, default_value = "20..22", value_parser = parse_list)]
     pub log_n: List,

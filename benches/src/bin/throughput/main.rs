@@ -99,16 +99,20 @@ fn main() {
         }
     }
 
+    let doc = serde_json::json!({
+        "machine": machine,
+        "limits": limits,
+        "throughput": rows,
+        "comparisons": comparisons,
+    });
+    let text = serde_json::to_string_pretty(&doc).expect("plain data serializes");
     if args.json {
-        let doc = serde_json::json!({
-            "machine": machine,
-            "limits": limits,
-            "throughput": rows,
-            "comparisons": comparisons,
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&doc).expect("plain data serializes")
-        );
+        println!("{text}");
+    }
+    if let Some(path) = &args.save
+        && let Err(e) = std::fs::write(path, text)
+    {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        std::process::exit(1);
     }
 }
