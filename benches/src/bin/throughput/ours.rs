@@ -22,6 +22,8 @@ pub struct Row {
     pub commit_bound_ms: Option<f64>,
     /// The encode's bound, max(compute, memory), when the limits were measured.
     pub encode_bound_ms: Option<f64>,
+    /// The terms of both bounds.
+    pub bounds: Option<Bounds>,
 }
 
 impl Row {
@@ -111,6 +113,7 @@ pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option
         sink_hash_ms: sink_hash.median() * 1e3,
         commit_bound_ms: bounds.map(|b| b.commit_s(buffers == Buffers::Fresh) * 1e3),
         encode_bound_ms: bounds.map(|b| b.encode_s(buffers == Buffers::Fresh) * 1e3),
+        bounds,
     };
     [
         row(Buffers::Fresh, &samples[0], &samples[1]),
