@@ -8,6 +8,8 @@
 //! loop.
 
 use crate::dispatch;
+use crate::field::Gf64;
+use crate::scalar;
 use crate::transpose;
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +63,7 @@ impl BackendKind {
             Self::Avx512 => {
                 std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("pclmulqdq")
                     && std::arch::is_x86_feature_detected!("vpclmulqdq")
             }
             #[cfg(target_arch = "aarch64")]
@@ -199,6 +202,25 @@ impl Backend {
         }
     }
 
+    /// One field product with this backend's scalar carry-less multiplier (PCLMULQDQ on the x86
+    /// backends, PMULL on NEON); faster than `Gf64 * Gf64` in a build without
+    /// `-C target-feature=+pclmulqdq`, which has to use the integer-multiply path.
+    pub fn mul(self, a: Gf64, b: Gf64) -> Gf64 {
+        Gf64(match self.kind {
+            BackendKind::Portable => scalar::mul(a.0, b.0),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: every x86 SIMD backend was checked for PCLMULQDQ when it was made.
+            BackendKind::Pclmul | BackendKind::Avx2 | BackendKind::Avx512 => unsafe {
+                scalar::mul_pclmul(a.0, b.0)
+            },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: a `Neon` backend was checked for NEON and `aes` when it was made.
+            BackendKind::Neon => unsafe { scalar::mul_pmull(a.0, b.0) },
+            #[allow(unreachable_patterns)]
+            other => unreachable!("a `{other}` backend cannot be made on this architecture"),
+        })
+    }
+
     /// `row[i] ← t·row[i]`.
     pub fn mul_row(self, row: &mut [u64], t: u64) {
         dispatch!(self, mul_row(row, t))
@@ -272,6 +294,57 @@ impl Backend {
     pub fn copy_streaming(self, dst: &mut [u64], src: &[u64]) {
         assert_eq!(dst.len(), src.len(), "copy_streaming lengths differ");
         dispatch!(self, copy_streaming(dst, src))
+    }
+
+    /// Transposes a `rows × cols` block of words: `dst[j·dst_stride + i] = src[i·src_stride + j]`
+    /// for i < rows, j < cols, in 8×8 register tiles where the backend has them (AVX-512) and word
+    /// by word at the ragged edges. This is the lane-major ↔ row-major gather: with `src` holding
+    /// lane `i` at `src[i·src_stride ..]`, `dst` gets row `j` at `dst[j·dst_stride ..]`.
+    ///
+    /// # Panics
+    /// If either block reaches past its slice, or `dst_stride < rows` (overlapping output rows).
+    pub fn transpose(
+        self,
+        src: &[u64],
+        src_stride: usize,
+        dst: &mut [u64],
+        dst_stride: usize,
+        rows: usize,
+        cols: usize,
+    ) {
+        if rows == 0 || cols == 0 {
+            return;
+        }
+        assert!(
+            dst_stride >= rows,
+            "transpose: dst_stride {dst_stride} < rows {rows}"
+        );
+        assert!(
+            src.len() >= (rows - 1) * src_stride + cols,
+            "transpose: source block out of bounds"
+        );
+        assert!(
+            dst.len() >= (cols - 1) * dst_stride + rows,
+            "transpose: destination block out of bounds"
+        );
+        let (full_rows, full_cols) = (rows - rows % 8, cols - cols % 8);
+        for i in (0..full_rows).step_by(8) {
+            for j in (0..full_cols).step_by(8) {
+                self.transpose8x8(
+                    &src[i * src_stride + j..],
+                    src_stride,
+                    &mut dst[j * dst_stride + i..],
+                    dst_stride,
+                );
+            }
+        }
+        // The edges: the last `cols % 8` columns of every row, then the last `rows % 8` rows.
+        for i in 0..rows {
+            let first_col = if i < full_rows { full_cols } else { 0 };
+            for j in first_col..cols {
+                dst[j * dst_stride + i] = src[i * src_stride + j];
+            }
+        }
     }
 
     /// Transposes an 8×8 tile of words: `dst[j·dst_stride + i] = src[i·src_stride + j]` for

@@ -78,9 +78,116 @@ macro_rules! entry_points {
 
 entry_points!(
     /// Integer-multiply carry-less products; no features needed.
-    portable,
+    portable_clmul,
     crate::lanes::portable::Portable
 );
+
+entry_points!(
+    /// Nibble-table products; no features needed. (Its streaming copy is unused: the
+    /// integer-multiply module's is the same loop with non-temporal stores on x86.)
+    #[allow(dead_code)]
+    portable_table,
+    crate::lanes::portable_table::PortableTable
+);
+
+/// The portable backend: nibble tables for rows of at least
+/// [`MIN_LANES`](crate::lanes::portable_table::MIN_LANES) lanes, where building them pays off,
+/// integer-multiply products below. Both give identical bits.
+pub(crate) mod portable {
+    use super::{portable_clmul as clmul, portable_table as table};
+    use crate::lanes::portable_table::MIN_LANES;
+
+    /// # Safety
+    /// None beyond the kernel's own (kept `unsafe` to match the other ISAs).
+    pub(crate) unsafe fn mul_row(row: &mut [u64], t: u64) {
+        if row.len() >= MIN_LANES {
+            // SAFETY: the portable entry points need no CPU features.
+            unsafe { table::mul_row(row, t) }
+        } else {
+            // SAFETY: as above.
+            unsafe { clmul::mul_row(row, t) }
+        }
+    }
+
+    /// # Safety
+    /// `u.len() == v.len()`.
+    pub(crate) unsafe fn butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
+        if u.len() >= MIN_LANES {
+            // SAFETY: forwarded contract; no CPU features needed.
+            unsafe { table::butterfly(u, v, t) }
+        } else {
+            // SAFETY: as above.
+            unsafe { clmul::butterfly(u, v, t) }
+        }
+    }
+
+    /// # Safety
+    /// `u.len() == v.len()`.
+    pub(crate) unsafe fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
+        if u.len() >= MIN_LANES {
+            // SAFETY: forwarded contract; no CPU features needed.
+            unsafe { table::inverse_butterfly(u, v, t) }
+        } else {
+            // SAFETY: as above.
+            unsafe { clmul::inverse_butterfly(u, v, t) }
+        }
+    }
+
+    /// # Safety
+    /// `block.len() % 4 == 0`.
+    pub(crate) unsafe fn radix4(block: &mut [u64], tw: [u64; 3]) {
+        if block.len() / 4 >= MIN_LANES {
+            // SAFETY: forwarded contract; no CPU features needed.
+            unsafe { table::radix4(block, tw) }
+        } else {
+            // SAFETY: as above.
+            unsafe { clmul::radix4(block, tw) }
+        }
+    }
+
+    /// # Safety
+    /// `block.len() % 4 == 0`.
+    pub(crate) unsafe fn inverse_radix4(block: &mut [u64], tw: [u64; 3]) {
+        if block.len() / 4 >= MIN_LANES {
+            // SAFETY: forwarded contract; no CPU features needed.
+            unsafe { table::inverse_radix4(block, tw) }
+        } else {
+            // SAFETY: as above.
+            unsafe { clmul::inverse_radix4(block, tw) }
+        }
+    }
+
+    /// # Safety
+    /// `block.len() % 8 == 0`.
+    pub(crate) unsafe fn radix8(block: &mut [u64], tw: [u64; 7]) {
+        if block.len() / 8 >= MIN_LANES {
+            // SAFETY: forwarded contract; no CPU features needed.
+            unsafe { table::radix8(block, tw) }
+        } else {
+            // SAFETY: as above.
+            unsafe { clmul::radix8(block, tw) }
+        }
+    }
+
+    /// # Safety
+    /// `block.len() % 8 == 0`.
+    pub(crate) unsafe fn inverse_radix8(block: &mut [u64], tw: [u64; 7]) {
+        if block.len() / 8 >= MIN_LANES {
+            // SAFETY: forwarded contract; no CPU features needed.
+            unsafe { table::inverse_radix8(block, tw) }
+        } else {
+            // SAFETY: as above.
+            unsafe { clmul::inverse_radix8(block, tw) }
+        }
+    }
+
+    /// # Safety
+    /// `dst.len() == src.len()`.
+    pub(crate) unsafe fn copy_streaming(dst: &mut [u64], src: &[u64]) {
+        // SAFETY: forwarded contract; no CPU features needed.
+        unsafe { clmul::copy_streaming(dst, src) }
+    }
+}
 
 #[cfg(target_arch = "x86_64")]
 entry_points!(

@@ -1,6 +1,6 @@
 //! GF(2^64) arithmetic and the SIMD row kernels of the additive NTT.
 //!
-//! The field is GF(2)[x] / (x^64 + x^4 + x^3 + x + 1); an element is a `u64` whose bit i is
+//! The field is GF(2)\[x\] / (x^64 + x^4 + x^3 + x + 1); an element is a `u64` whose bit i is
 //! the coefficient of x^i. [`Gf64`] is the scalar type. [`Backend`] is a row-kernel implementation
 //! chosen once at run time ([`Backend::detect`], or [`Backend::from_env`] to honour
 //! `NTT_BACKEND=portable|pclmul|avx2|avx512|neon`) and stored by the caller; every kernel works on
@@ -16,8 +16,9 @@
 //! assert_eq!(v[0], 4 ^ u[0]);
 //! ```
 //!
-//! Each kernel is written once ([`rows`](crate)), generic over a small per-ISA lane trait, and
-//! instantiated inside one `#[target_feature]` entry point per ISA. [`reference`] holds the
+//! Each kernel is written once, generic over a small per-ISA lane trait (carry-less multiply, XOR,
+//! shifts, loads and stores with masked or buffered tails), and
+//! instantiated inside one `#[target_feature]` entry point per ISA. [`reference`](mod@reference) holds the
 //! obviously correct scalar code every fast path is tested against.
 
 mod backend;

@@ -9,7 +9,7 @@
 //! target features. The caller (a `#[target_feature]` entry point reached through a checked
 //! [`crate::Backend`]) guarantees it. Slice bounds are checked by the public wrappers.
 
-use crate::lanes::{Lanes, mul, mul_add};
+use crate::lanes::Lanes;
 
 /// Runs `$body` with `$i` bound to each column offset of a `$len`-word row and `$n` to the
 /// column's width: `L::WIDTH` for full columns (a constant, so the partial-column branches fold
@@ -39,9 +39,10 @@ macro_rules! for_columns {
 /// The CPU has `L`'s features.
 #[inline(always)]
 unsafe fn prepare<L: Lanes, const K: usize>(tw: [u64; K]) -> [L::Twiddle; K] {
+    const { assert!(K > 0) };
     // SAFETY: the caller vouches for the features.
-    let mut out = [unsafe { L::twiddle(0) }; K];
-    for k in 0..K {
+    let mut out = [unsafe { L::twiddle(tw[0]) }; K];
+    for k in 1..K {
         // SAFETY: as above.
         out[k] = unsafe { L::twiddle(tw[k]) };
     }
@@ -81,16 +82,16 @@ unsafe fn store<L: Lanes>(v: L, dst: *mut u64, n: usize) {
 
 /// The forward butterfly in registers: `u ← u + t·v`, `v ← v + u`.
 #[inline(always)]
-fn forward<L: Lanes>(u: &mut L, v: &mut L, t: L::Twiddle) {
-    *u = mul_add(*u, *v, t);
+fn forward<L: Lanes>(u: &mut L, v: &mut L, t: &L::Twiddle) {
+    *u = L::mul_add(*u, *v, t);
     *v = v.xor(*u);
 }
 
 /// The inverse butterfly in registers: `v ← v + u`, `u ← u + t·v`.
 #[inline(always)]
-fn inverse<L: Lanes>(u: &mut L, v: &mut L, t: L::Twiddle) {
+fn inverse<L: Lanes>(u: &mut L, v: &mut L, t: &L::Twiddle) {
     *v = v.xor(*u);
-    *u = mul_add(*u, *v, t);
+    *u = L::mul_add(*u, *v, t);
 }
 
 /// `row ← t·row`.
@@ -106,7 +107,7 @@ pub(crate) unsafe fn mul_row<L: Lanes>(row: &mut [u64], t: u64) {
         // SAFETY: `i + n <= row.len()`; features as above.
         let v: L = unsafe { load(p.wrapping_add(i), n) };
         // SAFETY: `i + n <= row.len()`.
-        unsafe { store(mul(v, t), p.wrapping_add(i), n) };
+        unsafe { store(L::mul(v, &t), p.wrapping_add(i), n) };
     })
 }
 
@@ -127,9 +128,9 @@ unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool>(u: &mut [u64], v: &mut [
         // SAFETY: `i + n <= v.len() == u.len()`; features as above.
         let mut b: L = unsafe { load(pv.wrapping_add(i), n) };
         if INVERSE {
-            inverse(&mut a, &mut b, t);
+            inverse(&mut a, &mut b, &t);
         } else {
-            forward(&mut a, &mut b, t);
+            forward(&mut a, &mut b, &t);
         }
         // SAFETY: `i + n <= u.len()`.
         unsafe { store(a, pu.wrapping_add(i), n) };
@@ -158,42 +159,28 @@ pub(crate) unsafe fn inverse_butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t
     unsafe { butterfly_rows::<L, true>(u, v, t) }
 }
 
-/// Loads column `i` (`n` words) of each of the `K` segments of length `seg` starting at `base`.
+/// Loads column `$i` (`$n` words) of segment `k` (of `$seg` words from `$base`) into `$s` for
+/// each `k: $s`, unrolled so the rows go straight into registers.
 ///
-/// # Safety
-/// The CPU has `L`'s features; `base` is valid for `K·seg` reads and `i + n <= seg`.
-#[inline(always)]
-unsafe fn load_segments<L: Lanes, const K: usize>(
-    base: *const u64,
-    seg: usize,
-    i: usize,
-    n: usize,
-) -> [L; K] {
-    // SAFETY: `i + n <= seg`; features as the caller vouches.
-    let mut rows: [L; K] = [unsafe { load(base.wrapping_add(i), n) }; K];
-    for (k, r) in rows.iter_mut().enumerate().skip(1) {
-        // SAFETY: `k·seg + i + n <= K·seg`; features as the caller vouches.
-        *r = unsafe { load(base.wrapping_add(k * seg + i), n) };
-    }
-    rows
+/// Safety (of the expansion): the CPU has `$lanes`' features; `$base` is valid for reading
+/// every listed segment and `$i + $n <= $seg`.
+macro_rules! load_rows {
+    ($lanes:ty, $base:expr, $seg:expr, $i:expr, $n:expr => $($k:literal: $s:ident),+) => {
+        $(
+            // SAFETY: see the macro's safety note; the caller's loop upholds it.
+            let mut $s: $lanes = unsafe { load($base.wrapping_add($k * $seg + $i), $n) };
+        )+
+    };
 }
 
-/// Stores column `i` (`n` words) of each of the `K` segments.
-///
-/// # Safety
-/// `base` is valid for `K·seg` writes and `i + n <= seg`.
-#[inline(always)]
-unsafe fn store_segments<L: Lanes, const K: usize>(
-    rows: [L; K],
-    base: *mut u64,
-    seg: usize,
-    i: usize,
-    n: usize,
-) {
-    for (k, r) in rows.into_iter().enumerate() {
-        // SAFETY: `k·seg + i + n <= K·seg`.
-        unsafe { store(r, base.wrapping_add(k * seg + i), n) };
-    }
+/// Stores the rows back, the counterpart of [`load_rows`].
+macro_rules! store_rows {
+    ($base:expr, $seg:expr, $i:expr, $n:expr => $($k:literal: $s:ident),+) => {
+        $(
+            // SAFETY: `$base` is valid for writing every listed segment and `$i + $n <= $seg`.
+            unsafe { store($s, $base.wrapping_add($k * $seg + $i), $n) };
+        )+
+    };
 }
 
 /// The radix-4 group: four segments in registers, two layers (see [`crate::Backend::radix4`]).
@@ -207,14 +194,12 @@ pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
     let t: [L::Twiddle; 3] = unsafe { prepare::<L, 3>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
-        // SAFETY: `i + n <= seg`, the block holds 4 segments; features as above.
-        let [mut a, mut b, mut c, mut d] = unsafe { load_segments::<L, 4>(base, seg, i, n) };
-        forward(&mut a, &mut c, t[0]);
-        forward(&mut b, &mut d, t[0]);
-        forward(&mut a, &mut b, t[1]);
-        forward(&mut c, &mut d, t[2]);
-        // SAFETY: as for the loads.
-        unsafe { store_segments([a, b, c, d], base, seg, i, n) };
+        load_rows!(L, base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
+        forward(&mut a, &mut c, &t[0]);
+        forward(&mut b, &mut d, &t[0]);
+        forward(&mut a, &mut b, &t[1]);
+        forward(&mut c, &mut d, &t[2]);
+        store_rows!(base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
     })
 }
 
@@ -229,14 +214,12 @@ pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
     let t: [L::Twiddle; 3] = unsafe { prepare::<L, 3>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
-        // SAFETY: `i + n <= seg`, the block holds 4 segments; features as above.
-        let [mut a, mut b, mut c, mut d] = unsafe { load_segments::<L, 4>(base, seg, i, n) };
-        inverse(&mut a, &mut b, t[1]);
-        inverse(&mut c, &mut d, t[2]);
-        inverse(&mut a, &mut c, t[0]);
-        inverse(&mut b, &mut d, t[0]);
-        // SAFETY: as for the loads.
-        unsafe { store_segments([a, b, c, d], base, seg, i, n) };
+        load_rows!(L, base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
+        inverse(&mut a, &mut b, &t[1]);
+        inverse(&mut c, &mut d, &t[2]);
+        inverse(&mut a, &mut c, &t[0]);
+        inverse(&mut b, &mut d, &t[0]);
+        store_rows!(base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
     })
 }
 
@@ -252,23 +235,20 @@ pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
     let t: [L::Twiddle; 7] = unsafe { prepare::<L, 7>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
-        // SAFETY: `i + n <= seg`, the block holds 8 segments; features as above.
-        let [mut s0, mut s1, mut s2, mut s3, mut s4, mut s5, mut s6, mut s7] =
-            unsafe { load_segments::<L, 8>(base, seg, i, n) };
-        forward(&mut s0, &mut s4, t[0]);
-        forward(&mut s1, &mut s5, t[0]);
-        forward(&mut s2, &mut s6, t[0]);
-        forward(&mut s3, &mut s7, t[0]);
-        forward(&mut s0, &mut s2, t[1]);
-        forward(&mut s1, &mut s3, t[1]);
-        forward(&mut s4, &mut s6, t[2]);
-        forward(&mut s5, &mut s7, t[2]);
-        forward(&mut s0, &mut s1, t[3]);
-        forward(&mut s2, &mut s3, t[4]);
-        forward(&mut s4, &mut s5, t[5]);
-        forward(&mut s6, &mut s7, t[6]);
-        // SAFETY: as for the loads.
-        unsafe { store_segments([s0, s1, s2, s3, s4, s5, s6, s7], base, seg, i, n) };
+        load_rows!(L, base, seg, i, n => 0: s0, 1: s1, 2: s2, 3: s3, 4: s4, 5: s5, 6: s6, 7: s7);
+        forward(&mut s0, &mut s4, &t[0]);
+        forward(&mut s1, &mut s5, &t[0]);
+        forward(&mut s2, &mut s6, &t[0]);
+        forward(&mut s3, &mut s7, &t[0]);
+        forward(&mut s0, &mut s2, &t[1]);
+        forward(&mut s1, &mut s3, &t[1]);
+        forward(&mut s4, &mut s6, &t[2]);
+        forward(&mut s5, &mut s7, &t[2]);
+        forward(&mut s0, &mut s1, &t[3]);
+        forward(&mut s2, &mut s3, &t[4]);
+        forward(&mut s4, &mut s5, &t[5]);
+        forward(&mut s6, &mut s7, &t[6]);
+        store_rows!(base, seg, i, n => 0: s0, 1: s1, 2: s2, 3: s3, 4: s4, 5: s5, 6: s6, 7: s7);
     })
 }
 
@@ -283,23 +263,20 @@ pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
     let t: [L::Twiddle; 7] = unsafe { prepare::<L, 7>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
-        // SAFETY: `i + n <= seg`, the block holds 8 segments; features as above.
-        let [mut s0, mut s1, mut s2, mut s3, mut s4, mut s5, mut s6, mut s7] =
-            unsafe { load_segments::<L, 8>(base, seg, i, n) };
-        inverse(&mut s0, &mut s1, t[3]);
-        inverse(&mut s2, &mut s3, t[4]);
-        inverse(&mut s4, &mut s5, t[5]);
-        inverse(&mut s6, &mut s7, t[6]);
-        inverse(&mut s0, &mut s2, t[1]);
-        inverse(&mut s1, &mut s3, t[1]);
-        inverse(&mut s4, &mut s6, t[2]);
-        inverse(&mut s5, &mut s7, t[2]);
-        inverse(&mut s0, &mut s4, t[0]);
-        inverse(&mut s1, &mut s5, t[0]);
-        inverse(&mut s2, &mut s6, t[0]);
-        inverse(&mut s3, &mut s7, t[0]);
-        // SAFETY: as for the loads.
-        unsafe { store_segments([s0, s1, s2, s3, s4, s5, s6, s7], base, seg, i, n) };
+        load_rows!(L, base, seg, i, n => 0: s0, 1: s1, 2: s2, 3: s3, 4: s4, 5: s5, 6: s6, 7: s7);
+        inverse(&mut s0, &mut s1, &t[3]);
+        inverse(&mut s2, &mut s3, &t[4]);
+        inverse(&mut s4, &mut s5, &t[5]);
+        inverse(&mut s6, &mut s7, &t[6]);
+        inverse(&mut s0, &mut s2, &t[1]);
+        inverse(&mut s1, &mut s3, &t[1]);
+        inverse(&mut s4, &mut s6, &t[2]);
+        inverse(&mut s5, &mut s7, &t[2]);
+        inverse(&mut s0, &mut s4, &t[0]);
+        inverse(&mut s1, &mut s5, &t[0]);
+        inverse(&mut s2, &mut s6, &t[0]);
+        inverse(&mut s3, &mut s7, &t[0]);
+        store_rows!(base, seg, i, n => 0: s0, 1: s1, 2: s2, 3: s3, 4: s4, 5: s5, 6: s6, 7: s7);
     })
 }
 

@@ -73,15 +73,14 @@ pub(crate) fn clmul_split(a: u64, b: &SplitOperand) -> (u64, u64) {
 }
 
 /// Carry-less 64×64 → 128-bit product, `(lo, hi)`.
-#[inline(always)]
 #[cfg_attr(
-    all(
-        target_arch = "x86_64",
-        target_feature = "pclmulqdq",
-        target_feature = "sse4.1"
+    any(
+        all(target_arch = "x86_64", target_feature = "pclmulqdq"),
+        all(target_arch = "aarch64", target_feature = "aes")
     ),
     allow(dead_code)
 )]
+#[inline(always)]
 pub(crate) fn clmul(a: u64, b: u64) -> (u64, u64) {
     clmul_split(a, &SplitOperand::new(b))
 }
@@ -104,38 +103,49 @@ pub(crate) const fn reduce(lo: u64, hi: u64) -> u64 {
 /// integer-multiply carry-less product.
 #[inline]
 pub(crate) fn mul(a: u64, b: u64) -> u64 {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "pclmulqdq",
-        target_feature = "sse4.1"
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "pclmulqdq"))]
     {
-        use core::arch::x86_64::{_mm_clmulepi64_si128, _mm_cvtsi64_si128, _mm_extract_epi64};
-        // SAFETY: the build enables pclmulqdq and sse4.1 for every function (checked by the cfg
-        // above), so these intrinsics' features are present.
-        let (lo, hi) = unsafe {
-            let p = _mm_clmulepi64_si128::<0x00>(_mm_cvtsi64_si128(a as i64), _mm_cvtsi64_si128(b as i64));
-            (_mm_extract_epi64::<0>(p) as u64, _mm_extract_epi64::<1>(p) as u64)
-        };
-        reduce(lo, hi)
+        // SAFETY: this build enables PCLMULQDQ for every function.
+        unsafe { mul_pclmul(a, b) }
     }
     #[cfg(all(target_arch = "aarch64", target_feature = "aes"))]
     {
-        let p = core::arch::aarch64::vmull_p64(a, b);
-        reduce(p as u64, (p >> 64) as u64)
+        // SAFETY: this build enables NEON and `aes` for every function.
+        unsafe { mul_pmull(a, b) }
     }
     #[cfg(not(any(
-        all(
-            target_arch = "x86_64",
-            target_feature = "pclmulqdq",
-            target_feature = "sse4.1"
-        ),
+        all(target_arch = "x86_64", target_feature = "pclmulqdq"),
         all(target_arch = "aarch64", target_feature = "aes")
     )))]
     {
         let (lo, hi) = clmul(a, b);
         reduce(lo, hi)
     }
+}
+
+/// The field product with PCLMULQDQ (the scalar path of every x86 SIMD backend).
+///
+/// # Safety
+/// The CPU has PCLMULQDQ.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2,pclmulqdq")]
+pub(crate) unsafe fn mul_pclmul(a: u64, b: u64) -> u64 {
+    use core::arch::x86_64::*;
+    let p = _mm_clmulepi64_si128::<0x00>(_mm_cvtsi64_si128(a as i64), _mm_cvtsi64_si128(b as i64));
+    let lo = _mm_cvtsi128_si64(p) as u64;
+    let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(p, p)) as u64;
+    reduce(lo, hi)
+}
+
+/// The field product with PMULL (the scalar path of the NEON backend).
+///
+/// # Safety
+/// The CPU has NEON and the `aes` extension.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon,aes")]
+pub(crate) unsafe fn mul_pmull(a: u64, b: u64) -> u64 {
+    let p = core::arch::aarch64::vmull_p64(a, b);
+    reduce(p as u64, (p >> 64) as u64)
 }
 
 /// Squares: spreads bit i to bit 2i, then reduces.

@@ -188,3 +188,27 @@ backend_tests! {
     avx512 => BackendKind::Avx512,
     neon => BackendKind::Neon,
 }
+
+/// The general transpose (8×8 tiles plus ragged edges) on every backend and edge shape.
+#[test]
+fn transpose_blocks_match_definition() {
+    let mut rng = rng(13);
+    for b in Backend::available() {
+        for (rows, cols) in [(1, 1), (8, 8), (9, 17), (16, 8), (7, 33), (24, 5), (0, 4), (3, 0)] {
+            let (src_stride, dst_stride) = (cols + 3, rows + 1);
+            let src = row(&mut rng, rows * src_stride + 8);
+            let mut dst = vec![0u64; cols * dst_stride + 8];
+            let before = dst.clone();
+            b.transpose(&src, src_stride, &mut dst, dst_stride, rows, cols);
+            for (k, (&d, &o)) in dst.iter().zip(&before).enumerate() {
+                let (j, i) = (k / dst_stride, k % dst_stride);
+                let want = if j < cols && i < rows {
+                    src[i * src_stride + j]
+                } else {
+                    o
+                };
+                assert_eq!(d, want, "{} {rows}x{cols} at ({i},{j})", b.name());
+            }
+        }
+    }
+}

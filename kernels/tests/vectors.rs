@@ -63,8 +63,14 @@ fn products_match_vectors_on_every_backend() {
                 assert_eq!(*got, m.2, "{}: {:#x}·{:#x}", b.name(), m.0, m.1);
             }
         }
-        // And one product per call (the scalar tail).
+        // And one product per call (the scalar tail), and the backend's scalar product.
         for &(a, t, c) in &v.mul {
+            assert_eq!(
+                b.mul(Gf64(a), Gf64(t)),
+                Gf64(c),
+                "{}: scalar {a:#x}·{t:#x}",
+                b.name()
+            );
             let mut one = [a];
             b.mul_row(&mut one, t);
             assert_eq!(one[0], c, "{}: single {a:#x}·{t:#x}", b.name());

@@ -10,6 +10,7 @@
 //! `#[target_feature]` entry point per kernel and ISA, and must dissolve into its hot loop.
 
 pub(crate) mod portable;
+pub(crate) mod portable_table;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
@@ -127,27 +128,27 @@ pub(crate) trait Lanes: Copy {
 
     /// Per lane, `self << 3`.
     fn shl3(self) -> Self;
-}
 
-/// `acc + v·t`, with the one-fold reduction of PRIOR_ART §1: for `p = lo + hi·x^64`,
-/// `p ≡ lo ^ g(hi ^ spill(hi))` with `g(y) = y ^ y<<1 ^ y<<3 ^ y<<4` (shifts mod 2^64).
-///
-/// Two rewrites save vector ops per product on the two-port AVX-512 machines: `g` is linear, so
-/// `g(hi ^ spill) = g(hi) ^ g(spill)`, and `g(spill)` is one table lookup
-/// ([`Lanes::folded_spill`]); and `g(hi) = z ^ z<<3` with `z = hi ^ hi<<1`. The five terms then
-/// merge in two 3-input XORs: 2 products, 2 unpacks, then add, xor, shift, shift, shuffle and two
-/// ternary XORs.
-#[inline(always)]
-pub(crate) fn mul_add<L: Lanes>(acc: L, v: L, t: L::Twiddle) -> L {
-    let (lo, hi) = v.clmul(t);
-    let z = hi.xor(hi.double());
-    acc.xor3(lo, z).xor3(z.shl3(), hi.folded_spill())
-}
+    /// `acc + v·t`, with the one-fold reduction of PRIOR_ART §1: for `p = lo + hi·x^64`,
+    /// `p ≡ lo ^ g(hi ^ spill(hi))` with `g(y) = y ^ y<<1 ^ y<<3 ^ y<<4` (shifts mod 2^64).
+    ///
+    /// Two rewrites save vector ops per product on the two-port AVX-512 machines: `g` is
+    /// linear, so `g(hi ^ spill) = g(hi) ^ g(spill)`, and `g(spill)` is one table lookup
+    /// ([`Lanes::folded_spill`]); and `g(hi) = z ^ z<<3` with `z = hi ^ hi<<1`. The five terms
+    /// then merge in two 3-input XORs: 2 products, 2 unpacks, then add, xor, shift, shift,
+    /// shuffle and two ternary XORs.
+    #[inline(always)]
+    fn mul_add(acc: Self, v: Self, t: &Self::Twiddle) -> Self {
+        let (lo, hi) = v.clmul(*t);
+        let z = hi.xor(hi.double());
+        acc.xor3(lo, z).xor3(z.shl3(), hi.folded_spill())
+    }
 
-/// `v·t` (see [`mul_add`]).
-#[inline(always)]
-pub(crate) fn mul<L: Lanes>(v: L, t: L::Twiddle) -> L {
-    let (lo, hi) = v.clmul(t);
-    let z = hi.xor(hi.double());
-    lo.xor3(z, z.shl3()).xor(hi.folded_spill())
+    /// `v·t` (see [`Lanes::mul_add`]).
+    #[inline(always)]
+    fn mul(v: Self, t: &Self::Twiddle) -> Self {
+        let (lo, hi) = v.clmul(*t);
+        let z = hi.xor(hi.double());
+        lo.xor3(z, z.shl3()).xor(hi.folded_spill())
+    }
 }
