@@ -14,18 +14,25 @@ const FIRST_CHUNK: usize = 1 << 10;
 /// Chunks double up to this size (large graphs allocate one chunk per ~1 MiB of closures).
 const MAX_CHUNK: usize = 1 << 20;
 
-/// A bump allocator of raw, uninitialised chunks.
+/// Memory an arena keeps for reuse after [`Arena::reset`]; beyond this it frees its chunks.
+const MAX_RETAINED: usize = 64 << 20;
+
+/// A bump allocator of raw, uninitialised chunks, reusable after [`Arena::reset`].
 #[derive(Debug, Default)]
 pub(crate) struct Arena {
     chunks: Vec<(NonNull<u8>, Layout)>,
-    /// Next free byte in the last chunk and the end of that chunk (addresses).
+    /// Index of the chunk being filled; chunks after it are free.
+    current: usize,
+    /// Next free byte in the current chunk and the end of that chunk (addresses; 0 when no
+    /// chunk is current).
     cursor: usize,
     end: usize,
 }
 
 impl Arena {
     /// Moves `value` into the arena and returns where it lives. The caller owns the value and
-    /// must read or drop it (at most once) before the arena drops; the arena never drops it.
+    /// must read or drop it (at most once) before the arena is reset or dropped; the arena
+    /// never drops it.
     pub(crate) fn alloc<T>(&mut self, value: T) -> NonNull<T> {
         let layout = Layout::new::<T>();
         if layout.size() == 0 {
@@ -40,19 +47,52 @@ impl Arena {
         ptr
     }
 
+    /// Forgets every allocation (their values must have been consumed) and keeps the chunks
+    /// for the next graph, unless they exceed [`MAX_RETAINED`].
+    pub(crate) fn reset(&mut self) {
+        let retained: usize = self.chunks.iter().map(|c| c.1.size()).sum();
+        if retained > MAX_RETAINED {
+            self.free_chunks();
+        }
+        self.current = 0;
+        self.cursor = 0;
+        self.end = 0;
+        if let Some(&(chunk, layout)) = self.chunks.first() {
+            self.cursor = chunk.as_ptr() as usize;
+            self.end = self.cursor + layout.size();
+        }
+    }
+
+    /// Carves `layout` out of the current chunk at `start` if it fits.
+    fn try_current(&mut self, layout: Layout) -> Option<NonNull<u8>> {
+        if self.chunks.is_empty() || layout.align() > self.chunks[self.current].1.align() {
+            return None;
+        }
+        let start = self.cursor.next_multiple_of(layout.align());
+        let stop = start.checked_add(layout.size())?;
+        if stop > self.end {
+            return None;
+        }
+        self.cursor = stop;
+        let chunk = self.chunks[self.current].0;
+        // Derive the pointer from the chunk's own pointer (keeps its provenance).
+        let offset = start - chunk.as_ptr() as usize;
+        // SAFETY: `offset + size <= chunk length`, so the result is in bounds and non-null.
+        Some(unsafe { chunk.add(offset) })
+    }
+
     fn bump(&mut self, layout: Layout) -> NonNull<u8> {
-        if layout.align() <= CHUNK_ALIGN {
-            let start = self.cursor.next_multiple_of(layout.align());
-            if let Some(stop) = start.checked_add(layout.size())
-                && stop <= self.end
-                && self.cursor != 0
-            {
-                self.cursor = stop;
-                // The address lies inside the last chunk, derived from its pointer's provenance.
-                let chunk = self.chunks.last().expect("cursor != 0 implies a chunk").0;
-                let offset = start - chunk.as_ptr() as usize;
-                // SAFETY: `offset + size <= chunk length`, so the result is in bounds and non-null.
-                return unsafe { chunk.add(offset) };
+        if let Some(ptr) = self.try_current(layout) {
+            return ptr;
+        }
+        // Move on to the next retained chunk, or allocate one.
+        while self.current + 1 < self.chunks.len() {
+            self.current += 1;
+            let (chunk, chunk_layout) = self.chunks[self.current];
+            self.cursor = chunk.as_ptr() as usize;
+            self.end = self.cursor + chunk_layout.size();
+            if let Some(ptr) = self.try_current(layout) {
+                return ptr;
             }
         }
         let last = self.chunks.last().map_or(FIRST_CHUNK / 2, |c| c.1.size());
@@ -65,17 +105,22 @@ impl Arena {
             handle_alloc_error(chunk_layout)
         };
         self.chunks.push((chunk, chunk_layout));
-        self.cursor = chunk.as_ptr() as usize + layout.size();
-        self.end = chunk.as_ptr() as usize + size;
-        chunk
+        self.current = self.chunks.len() - 1;
+        self.cursor = chunk.as_ptr() as usize;
+        self.end = self.cursor + size;
+        self.try_current(layout).expect("a fresh chunk fits the value")
+    }
+
+    fn free_chunks(&mut self) {
+        for (chunk, layout) in self.chunks.drain(..) {
+            // SAFETY: each chunk was allocated in `bump` with exactly this layout.
+            unsafe { dealloc(chunk.as_ptr(), layout) };
+        }
     }
 }
 
 impl Drop for Arena {
     fn drop(&mut self) {
-        for &(chunk, layout) in &self.chunks {
-            // SAFETY: each chunk was allocated in `bump` with exactly this layout.
-            unsafe { dealloc(chunk.as_ptr(), layout) };
-        }
+        self.free_chunks();
     }
 }

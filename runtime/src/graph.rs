@@ -17,6 +17,7 @@
 //! zero it runs one itself (continuation) and pushes the rest onto its own deque.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::NonNull;
@@ -92,12 +93,35 @@ impl core::fmt::Debug for Graph<'_> {
     }
 }
 
+/// Storage of a finished graph, kept per thread so the next graph reuses its arena chunks
+/// and arrays instead of allocating (and page-faulting) them again.
+#[derive(Default)]
+struct Storage {
+    arena: Arena,
+    slots: Vec<TaskSlot>,
+    edges: Vec<(u32, u32)>,
+}
+
+/// How many storages a thread keeps (one per nesting level in use, typically one or two).
+const SPARE_STORAGES: usize = 4;
+/// Largest slot or edge array a spare storage keeps.
+const RETAINED_ENTRIES: usize = 1 << 20;
+
+thread_local! {
+    static SPARE: RefCell<Vec<Storage>> = const { RefCell::new(Vec::new()) };
+}
+
 impl<'s> Graph<'s> {
     pub(crate) fn new() -> Self {
+        let storage = SPARE
+            .try_with(|spare| spare.borrow_mut().pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         Self {
-            arena: Arena::default(),
-            slots: Vec::new(),
-            edges: Vec::new(),
+            arena: storage.arena,
+            slots: storage.slots,
+            edges: storage.edges,
             consumed: false,
             _borrows: PhantomData,
         }
@@ -157,6 +181,23 @@ impl<'s> Graph<'s> {
     /// Builds the run state (CSR successors, predecessor counts, roots), or reports a cycle.
     pub(crate) fn plan(&self, pool: &ThreadPool, latch: Latch) -> Result<RunState, String> {
         let n = self.slots.len();
+        if self.edges.is_empty() {
+            // No dependencies: every task is a root (`roots` left empty means the identity),
+            // and no counter or successor array is needed.
+            return Ok(RunState {
+                pool,
+                slots: self.slots.as_ptr(),
+                pending: Box::default(),
+                succ_start: Box::default(),
+                succ: Box::default(),
+                roots: Box::default(),
+                root_count: n as u32,
+                remaining: CachePadded::new(AtomicUsize::new(n)),
+                poisoned: AtomicBool::new(false),
+                first_panic: Mutex::new(None),
+                latch,
+            });
+        }
         let mut succ_start = vec![0u32; n + 1];
         let mut indegree = vec![0u32; n];
         for &(before, after) in &self.edges {
@@ -183,6 +224,7 @@ impl<'s> Graph<'s> {
             pending: indegree.into_iter().map(AtomicU32::new).collect(),
             succ_start: succ_start.into_boxed_slice(),
             succ: succ.into_boxed_slice(),
+            root_count: roots.len() as u32,
             roots: roots.into_boxed_slice(),
             remaining: CachePadded::new(AtomicUsize::new(n)),
             poisoned: AtomicBool::new(false),
@@ -229,13 +271,36 @@ fn check_acyclic(succ_start: &[u32], succ: &[u32], indegree: &[u32], roots: &[u3
 
 impl Drop for Graph<'_> {
     fn drop(&mut self) {
-        if self.consumed {
-            return;
+        if !self.consumed {
+            // Nothing ran (no run, or a cycle): every closure is still live and owned here.
+            // Consume them before the arena is reused, even if one of the drops panics.
+            let slots = std::mem::take(&mut self.slots);
+            for slot in &slots {
+                // SAFETY: as above; each slot is dropped once.
+                let _ = catch_unwind(AssertUnwindSafe(|| unsafe { (slot.drop)(slot.data) }));
+            }
         }
-        for slot in &self.slots {
-            // SAFETY: the graph never ran, so every closure is still live and owned here.
-            unsafe { (slot.drop)(slot.data) };
+        let mut storage = Storage {
+            arena: std::mem::take(&mut self.arena),
+            slots: std::mem::take(&mut self.slots),
+            edges: std::mem::take(&mut self.edges),
+        };
+        storage.arena.reset();
+        storage.slots.clear();
+        storage.edges.clear();
+        // Keep at most ~1 M slots and edges (24 + 8 MiB); a huge graph gives its arrays back.
+        if storage.slots.capacity() > RETAINED_ENTRIES {
+            storage.slots = Vec::new();
         }
+        if storage.edges.capacity() > RETAINED_ENTRIES {
+            storage.edges = Vec::new();
+        }
+        let _ = SPARE.try_with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if spare.len() < SPARE_STORAGES {
+                spare.push(storage);
+            }
+        });
     }
 }
 
@@ -246,7 +311,10 @@ pub(crate) struct RunState {
     pending: Box<[AtomicU32]>,
     succ_start: Box<[u32]>,
     succ: Box<[u32]>,
+    /// Tasks without predecessors; empty when the graph has no edges (then root `i` is task
+    /// `i`).
     roots: Box<[u32]>,
+    root_count: u32,
     /// Tasks not yet finished or skipped; the job that takes it to zero sets the latch.
     remaining: CachePadded<AtomicUsize>,
     poisoned: AtomicBool,
@@ -300,7 +368,7 @@ impl RunState {
     }
 
     pub(crate) fn root_count(&self) -> u32 {
-        self.roots.len() as u32
+        self.root_count
     }
 
     pub(crate) fn take_panic(&self) -> Option<Box<dyn Any + Send + 'static>> {
@@ -323,10 +391,13 @@ impl RunState {
         while end - start > 1 {
             let mid = start + (end - start) / 2;
             worker.push(RunState::roots_job(this, mid, end));
-            worker.notify(1);
             end = mid;
         }
-        let first = self.roots[start as usize];
+        let first = if self.roots.is_empty() {
+            start
+        } else {
+            self.roots[start as usize]
+        };
         // SAFETY: root `first` belongs to this range, which the caller owns.
         let done = unsafe { self.run_chain(first, worker) };
         // SAFETY: the caller does not touch the run after this job.
@@ -358,9 +429,11 @@ impl RunState {
             unsafe { self.run_task(index, worker) };
             done += 1;
             let i = index as usize;
-            let succs = &self.succ[self.succ_start[i] as usize..self.succ_start[i + 1] as usize];
+            let succs = match self.succ_start.get(i..i + 2) {
+                Some(&[from, to]) => &self.succ[from as usize..to as usize],
+                _ => &[],
+            };
             let mut next = None;
-            let mut pushed = 0;
             for &s in succs {
                 // AcqRel: releases this task's writes to the successor's runner, and acquires
                 // the writes of the other predecessors when we are the last one.
@@ -368,11 +441,7 @@ impl RunState {
                     && let Some(other) = next.replace(s)
                 {
                     worker.push(RunState::task_job(this, other));
-                    pushed += 1;
                 }
-            }
-            if pushed > 0 {
-                worker.notify(pushed);
             }
             match next {
                 Some(s) => index = s,

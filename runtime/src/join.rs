@@ -68,7 +68,6 @@ where
     // catch_unwind) before the job was either popped back here or has set its latch.
     let job_ref = unsafe { JobRef::new(job_ptr.cast(), execute_join_job::<B, RB>, 0, 0) };
     worker.push(job_ref);
-    worker.notify(1);
     let result_a = catch_unwind(AssertUnwindSafe(|| a(ctx)));
     loop {
         if job.latch.probe() {

@@ -386,9 +386,10 @@ impl ThreadPool {
         }
         let grain = grain.max(1);
         let stop = AtomicBool::new(false);
-        let (f, stop) = (&f, &stop);
+        let pieces = range.len().div_ceil(grain);
+        let (f, stop, range) = (&f, &stop, &range);
         self.run(|g| {
-            g.add(move |ctx| split_range(ctx, range, grain, f, stop));
+            g.add(move |ctx| split_range(ctx, range, (0, pieces), grain, f, stop));
         });
     }
 
@@ -411,7 +412,8 @@ impl ThreadPool {
         let stop = AtomicBool::new(false);
         let (f, stop) = (&f, &stop);
         self.run(|g| {
-            g.add(move |ctx| split_chunks(ctx, data, 0, chunk_len, f, stop));
+            let chunks = data.len().div_ceil(chunk_len);
+            g.add(move |ctx| split_chunks(ctx, data, (0, chunks), chunk_len, f, stop));
         });
     }
 }
@@ -427,9 +429,13 @@ impl Drop for StopOnPanic<'_> {
     }
 }
 
+/// Runs `f` over pieces `lo..hi` of `range` (piece `p` is `range.start + p * grain`, clipped
+/// to `range.end`), halving the piece interval with `join`; piece counts avoid a division per
+/// split.
 fn split_range(
     ctx: &TaskContext<'_>,
-    range: Range<usize>,
+    range: &Range<usize>,
+    (lo, hi): (usize, usize),
     grain: usize,
     f: &(impl Fn(Range<usize>, &TaskContext<'_>) + Sync),
     stop: &AtomicBool,
@@ -437,23 +443,25 @@ fn split_range(
     if stop.load(Ordering::Relaxed) {
         return;
     }
-    let pieces = range.len().div_ceil(grain);
-    if pieces <= 1 {
+    if hi - lo <= 1 {
+        let start = range.start + lo * grain;
+        let end = start.saturating_add(grain).min(range.end);
         let _stop = StopOnPanic(stop);
-        f(range, ctx);
+        f(start..end, ctx);
         return;
     }
-    let mid = range.start + pieces / 2 * grain;
+    let mid = lo + (hi - lo) / 2;
     ctx.join(
-        |c| split_range(c, range.start..mid, grain, f, stop),
-        |c| split_range(c, mid..range.end, grain, f, stop),
+        |c| split_range(c, range, (lo, mid), grain, f, stop),
+        |c| split_range(c, range, (mid, hi), grain, f, stop),
     );
 }
 
+/// Runs `f` over chunks `first..first + count` held in `data`, halving with `join`.
 fn split_chunks<T: Send>(
     ctx: &TaskContext<'_>,
     data: &mut [T],
-    first: usize,
+    (first, count): (usize, usize),
     chunk_len: usize,
     f: &(impl Fn(usize, &mut [T], &TaskContext<'_>) + Sync),
     stop: &AtomicBool,
@@ -461,17 +469,16 @@ fn split_chunks<T: Send>(
     if stop.load(Ordering::Relaxed) {
         return;
     }
-    let chunks = data.len().div_ceil(chunk_len);
-    if chunks <= 1 {
+    if count <= 1 {
         let _stop = StopOnPanic(stop);
         f(first, data, ctx);
         return;
     }
-    let left = chunks / 2;
+    let left = count / 2;
     let (lo, hi) = data.split_at_mut(left * chunk_len);
     ctx.join(
-        |c| split_chunks(c, lo, first, chunk_len, f, stop),
-        |c| split_chunks(c, hi, first + left, chunk_len, f, stop),
+        |c| split_chunks(c, lo, (first, left), chunk_len, f, stop),
+        |c| split_chunks(c, hi, (first + left, count - left), chunk_len, f, stop),
     );
 }
 

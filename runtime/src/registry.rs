@@ -119,19 +119,22 @@ impl WorkerThread {
         CURRENT.with(|c| c.set(std::ptr::null()));
     }
 
-    /// Pushes a ready job onto this worker's deque (without waking anyone: see `notify`).
+    /// Pushes a job onto this worker's deque and wakes a sleeping worker if the deque was
+    /// empty. When it was not, the jobs already there were announced when they were pushed
+    /// (and no worker parks while a deque is non-empty, see `sleep/README.md`), so this job is
+    /// never stranded: at worst this worker runs it itself. Skipping the announcement saves
+    /// the `SeqCst` fence on most pushes of a recursive split.
     pub(crate) fn push(&self, job: JobRef) {
+        let was_empty = self.deque.is_empty();
         self.deque.push(job);
+        if was_empty {
+            self.registry.sleep.notify_work(1);
+        }
     }
 
     /// Pops the most recently pushed job of this worker's own deque.
     pub(crate) fn pop_local(&self) -> Option<JobRef> {
         self.deque.pop()
-    }
-
-    /// Tells sleeping workers that `count` jobs were pushed.
-    pub(crate) fn notify(&self, count: usize) {
-        self.registry.sleep.notify_work(count);
     }
 
     /// The next job: our own deque (LIFO), then the other workers nearest first, then the
@@ -144,13 +147,25 @@ impl WorkerThread {
             let mut retry = false;
             for &v in self.victims.iter() {
                 match self.registry.stealers[v].steal() {
-                    Steal::Success(job) => return Some(job),
+                    Steal::Success(job) => {
+                        // Pass the wake-up on: pushes onto a non-empty deque announce nothing,
+                        // so a thief that leaves work behind wakes the next sleeper.
+                        if !self.registry.stealers[v].is_empty() {
+                            self.registry.sleep.notify_work(1);
+                        }
+                        return Some(job);
+                    }
                     Steal::Retry => retry = true,
                     Steal::Empty => {}
                 }
             }
             match self.registry.injector.steal_batch_and_pop(&self.deque) {
-                Steal::Success(job) => return Some(job),
+                Steal::Success(job) => {
+                    if !self.registry.injector.is_empty() || !self.deque.is_empty() {
+                        self.registry.sleep.notify_work(1);
+                    }
+                    return Some(job);
+                }
                 Steal::Retry => retry = true,
                 Steal::Empty => {}
             }

@@ -189,3 +189,32 @@ fn data_parallel_helpers_cover_every_index_once() {
         }
     });
 }
+
+#[test]
+fn a_burst_of_ready_successors_wakes_several_sleeping_workers() {
+    // 16 blocking tasks become ready at once on one worker's deque; parked workers must be
+    // woken to take them. (Blocking tasks, so this holds on a 2-core machine too.)
+    watchdog(30, || {
+        let pool = pool(8, PinPolicy::None);
+        std::thread::sleep(std::time::Duration::from_millis(20)); // let every worker park
+        let running = AtomicUsize::new(0);
+        let peak = AtomicUsize::new(0);
+        pool.run(|g| {
+            let root = g.add(|_| {});
+            for _ in 0..16 {
+                let t = g.add(|_| {
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(40));
+                    running.fetch_sub(1, Ordering::SeqCst);
+                });
+                g.depend(root, t);
+            }
+        });
+        assert!(
+            peak.load(Ordering::SeqCst) >= 3,
+            "peak concurrency {}",
+            peak.load(Ordering::SeqCst)
+        );
+    });
+}

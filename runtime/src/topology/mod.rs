@@ -109,6 +109,9 @@ impl Topology {
                 Err(e) => warnings.push(format!("hwloc failed ({e}); reading sysfs instead")),
             }
         }
+        if forced == "sysfs" {
+            warnings.push("NTT_TOPOLOGY=sysfs: hwloc not consulted".into());
+        }
         let mut topo = if forced != "defaults" {
             match sysfs::detect(Path::new(sysfs::SYSFS_ROOT), allowed.as_deref()) {
                 Ok(topo) => topo,
