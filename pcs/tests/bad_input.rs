@@ -81,6 +81,11 @@ fn plan_refuses_bad_shapes() {
         enc.plan(shape(63, 1, 0), MessageLayout::Rows),
         Err(EncodeError::TooManyRows { .. })
     ));
+    // Lanes × rows overflowing the address space is refused, not wrapped.
+    assert!(matches!(
+        enc.plan(shape(40, 1 << 40, 0), MessageLayout::Lanes),
+        Err(EncodeError::TooManyRows { .. })
+    ));
 }
 
 #[test]

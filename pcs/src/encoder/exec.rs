@@ -9,7 +9,7 @@
 //! gathered pass before it.
 
 use super::lanes::gather_lane_rows;
-use super::layers::{forward_layers, inverse_layers};
+use super::layers::{forward_group, forward_layers, inverse_layers};
 use super::rows::SharedRows;
 use crate::kernel;
 use crate::plan::{DeepPass, GatheredPass, Plan, Source};
@@ -147,49 +147,74 @@ impl Run<'_> {
         let blocks = 1usize << first;
         let groups_per_block = step >> pass.log_residues;
         let from_message = pass.source.is_message();
-        let scratch_words = if from_message && blocks > 1 {
+        let lanes_message = matches!(self.msg, Message::Lanes(_)) && from_message;
+        // A lane-major group is transposed into its own scratch first (the source of every
+        // block's transform), the others are read straight from their rows.
+        let scratch_words = if lanes_message {
             2 * group_words
         } else {
             group_words
         };
+        let stream = self.plan.stream;
+        let geometry = (first, end, log_d);
         run_chunks(pool, pass.groups, |range, ctx| {
             ctx.with_scratch(scratch_words, |scratch| {
+                let (gathered, work) = scratch.split_at_mut(if lanes_message { group_words } else { 0 });
+                let work = work.as_mut_ptr();
                 for group in range {
                     if from_message {
                         // One residue group of the message, transformed in every block (each
                         // block is a replica of the message), block 0 last: with an in-place
                         // message, block 0 holds the rows this task still reads.
                         let residue = group << pass.log_residues;
-                        let (gathered, work) = scratch.split_at_mut(group_words);
-                        for (i, row) in gathered.chunks_exact_mut(width).enumerate() {
-                            // SAFETY: these message rows are this group's residues; only this
-                            // task writes them, after its last read (block 0 last).
-                            unsafe { self.read_message_rows(residue + i * step, row) };
-                        }
+                        let source = match self.msg {
+                            Message::Rows(m) => (m.as_ptr().wrapping_add(residue * n), step * n),
+                            Message::InPlace => (self.dst.ptr_at(residue * n).cast_const(), step * n),
+                            Message::Lanes(_) => {
+                                for (i, row) in gathered.chunks_exact_mut(width).enumerate() {
+                                    // SAFETY: a separate lane-major message: no task writes it.
+                                    unsafe { self.read_message_rows(residue + i * step, row) };
+                                }
+                                (gathered.as_ptr(), width)
+                            }
+                        };
                         for block in (0..blocks).rev() {
-                            let buf = if block == 0 {
-                                &mut *gathered
-                            } else {
-                                work[..group_words].copy_from_slice(gathered);
-                                &mut work[..group_words]
+                            let dst = self.dst.ptr_at(((block << log_block_rows) + residue) * n);
+                            // SAFETY: the source rows are the message's (read-only here; with an
+                            // in-place message replica 0's rows of this group, written only by
+                            // this task, as block 0, last) or this task's scratch; the group's
+                            // rows in this block belong to this task; `work` is this task's.
+                            unsafe {
+                                forward_group(
+                                    self.backend,
+                                    source,
+                                    (dst, step * n),
+                                    work,
+                                    width,
+                                    geometry,
+                                    block as u64,
+                                    stream,
+                                )
                             };
-                            forward_layers(self.backend, buf, width, first, end, log_d, block as u64);
-                            // SAFETY: the group's rows in this block are this task's.
-                            unsafe { self.scatter(buf, width, (block << log_block_rows) + residue, step) };
                         }
                     } else {
                         let block = group / groups_per_block;
                         let residue = (group % groups_per_block) << pass.log_residues;
-                        let base = (block << log_block_rows) + residue;
-                        let buf = &mut scratch[..group_words];
-                        for (i, row) in buf.chunks_exact_mut(width).enumerate() {
-                            // SAFETY: written by the previous pass; this group's rows are only
-                            // this task's during this pass.
-                            unsafe { self.dst.read((base + i * step) * n, row) };
-                        }
-                        forward_layers(self.backend, buf, width, first, end, log_d, block as u64);
-                        // SAFETY: as above.
-                        unsafe { self.scatter(buf, width, base, step) };
+                        let rows = self.dst.ptr_at(((block << log_block_rows) + residue) * n);
+                        // SAFETY: written by the previous pass; this group's rows belong to this
+                        // task alone during this pass; `work` is this task's scratch.
+                        unsafe {
+                            forward_group(
+                                self.backend,
+                                (rows.cast_const(), step * n),
+                                (rows, step * n),
+                                work,
+                                width,
+                                geometry,
+                                block as u64,
+                                stream,
+                            )
+                        };
                     }
                 }
                 kernel::stream_fence(self.backend, self.plan.stream);

@@ -62,7 +62,8 @@ pub(crate) fn forward_layers(
     }
 }
 
-/// Inverse layers `end − 1` down to `first` (the same geometry as [`forward_layers`]).
+/// Inverse layers `end − 1` down to `first` (the same geometry as [`forward_layers`]): the
+/// forward steps in reverse order, each undone by the backend's inverse radix-8/4/2 groups.
 pub(crate) fn inverse_layers(
     backend: Backend,
     buf: &mut [u64],
@@ -74,15 +75,156 @@ pub(crate) fn inverse_layers(
 ) {
     debug_assert!(first <= end && end <= log_rows);
     debug_assert_eq!(buf.len(), width << (end - first));
-    let t = table();
-    for layer in (first..end).rev() {
+    // The forward steps (first layer, layers in the step), as `forward_layers` runs them.
+    let mut steps = [(0u32, 0u32); 64];
+    let mut count = 0;
+    let mut layer = first;
+    while layer < end {
+        let k = match (end - layer) % 3 {
+            0 => 3,
+            2 => 2,
+            _ => 1,
+        };
+        steps[count] = (layer, k);
+        count += 1;
+        layer += k;
+    }
+    for &(layer, k) in steps[..count].iter().rev() {
         let block_words = width << (end - layer);
         let depth = log_rows - layer - 1;
-        let mut walk = TwiddleWalk::new(&t.row(depth)[1..], block << (layer - first));
-        for chunk in buf.chunks_exact_mut(block_words) {
-            let (u, v) = chunk.split_at_mut(block_words / 2);
-            backend.inverse_butterfly(u, v, walk.get());
+        let first_block = block << (layer - first);
+        match k {
+            3 => {
+                let mut walk = Radix8Walk::new(depth, first_block);
+                for chunk in buf.chunks_exact_mut(block_words) {
+                    backend.inverse_radix8(chunk, walk.get());
+                    walk.advance();
+                }
+            }
+            2 => {
+                let mut walk = Radix4Walk::new(depth, first_block);
+                for chunk in buf.chunks_exact_mut(block_words) {
+                    backend.inverse_radix4(chunk, walk.get());
+                    walk.advance();
+                }
+            }
+            _ => {
+                let mut walk = TwiddleWalk::new(&table().row(depth)[1..], first_block);
+                for chunk in buf.chunks_exact_mut(block_words) {
+                    let (u, v) = chunk.split_at_mut(block_words / 2);
+                    backend.inverse_butterfly(u, v, walk.get());
+                    walk.advance();
+                }
+            }
+        }
+    }
+}
+
+/// Layers `first .. end` of one gathered group: its 2^(end − first) rows of `width` words are
+/// read at `src + i·src_stride` and written to `dst + i·dst_stride`, with `scratch`
+/// (`width << (end − first)` words) in between; `block` is the group's global block index at
+/// layer `first`.
+///
+/// On backends with strided radix-8 groups the gather is the first radix-8 step's loads and the
+/// scatter the last one's stores (non-temporal when `stream`); a leftover radix-2/4 step, or any
+/// other backend, copies the rows into scratch first and out of it last.
+///
+/// # Safety
+/// The source rows are valid for reads; the destination rows are valid for writes and belong to
+/// the caller alone; `scratch` is valid for `width << (end − first)` words and overlaps no
+/// destination row (it may be the source itself, with `src_stride == width`); the destination
+/// rows may be the source rows (in place).
+#[allow(clippy::too_many_arguments)] // two strided row sets, scratch, and the layer geometry
+pub(crate) unsafe fn forward_group(
+    backend: Backend,
+    (src, src_stride): (*const u64, usize),
+    (dst, dst_stride): (*mut u64, usize),
+    scratch: *mut u64,
+    width: usize,
+    (first, end, log_rows): (u32, u32, u32),
+    block: u64,
+    stream: bool,
+) {
+    let g = end - first;
+    let rows = 1usize << g;
+    let group_words = width << g;
+    let gather = || {
+        if src != scratch.cast_const() {
+            for i in 0..rows {
+                // SAFETY: source row i is readable, scratch row i writable; they do not overlap
+                // (scratch is not a source row unless it is the whole source).
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        src.wrapping_add(i * src_stride),
+                        scratch.wrapping_add(i * width),
+                        width,
+                    )
+                };
+            }
+        }
+    };
+    if !kernel::has_strided_radix8(backend) || g < 3 {
+        gather();
+        // SAFETY: scratch holds `group_words` initialised words (gathered above) and nothing
+        // else refers to it meanwhile.
+        let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
+        forward_layers(backend, buf, width, first, end, log_rows, block);
+        for (i, row) in buf.chunks_exact(width).enumerate() {
+            // SAFETY: destination row i is the caller's and disjoint from scratch.
+            unsafe { kernel::write_rows(backend, dst.wrapping_add(i * dst_stride), row, stream) };
+        }
+        return;
+    }
+    let mut layer = first;
+    // Where the group's rows are now: the source until the first step has run.
+    let mut at = (src, src_stride);
+    let leftover = g % 3;
+    if leftover != 0 {
+        gather();
+        // SAFETY: as in the fallback above.
+        let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
+        let depth = log_rows - first - 1;
+        if leftover == 2 {
+            kernel::radix4(backend, buf, Radix4Walk::new(depth, block).get());
+        } else {
+            let (u, v) = buf.split_at_mut(group_words / 2);
+            kernel::radix2(backend, u, v, table().twiddle(depth, block));
+        }
+        layer += leftover;
+        at = (scratch.cast_const(), width);
+    }
+    while layer < end {
+        let last = layer + 3 == end;
+        let (to, to_stride) = if last { (dst, dst_stride) } else { (scratch, width) };
+        let block_rows = 1usize << (end - layer);
+        let mut walk = Radix8Walk::new(log_rows - layer - 1, block << (layer - first));
+        for c in 0..1usize << (layer - first) {
+            let from = at.0.wrapping_add(c * block_rows * at.1);
+            let into = to.wrapping_add(c * block_rows * to_stride);
+            if !last && from == into.cast_const() && at.1 == width {
+                // SAFETY: a contiguous block of scratch, initialised by the previous step.
+                let chunk = unsafe { core::slice::from_raw_parts_mut(into, block_rows * width) };
+                kernel::radix8(backend, chunk, walk.get());
+            } else {
+                // SAFETY: `from` rows are readable (source or scratch), `into` rows writable
+                // (scratch, or the caller's destination rows); the backend has strided groups.
+                unsafe {
+                    kernel::radix8_rows(
+                        backend,
+                        from,
+                        at.1,
+                        into,
+                        to_stride,
+                        block_rows / 8,
+                        width,
+                        walk.get(),
+                        last && stream,
+                    )
+                };
+            }
             walk.advance();
         }
+        at = (to.cast_const(), to_stride);
+        layer += 3;
     }
 }

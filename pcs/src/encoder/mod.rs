@@ -85,6 +85,27 @@ fn shape_of(len: usize, lanes: usize, log_inv_rate: u32) -> Result<Shape, Encode
     })
 }
 
+/// A shape given directly (not as a buffer length) is valid.
+fn check_shape(shape: Shape) -> Result<(), EncodeError> {
+    if shape.log_rows > MAX_LOG_ROWS {
+        return Err(EncodeError::TooManyRows {
+            log_rows: shape.log_rows,
+        });
+    }
+    if shape.lanes == 0 {
+        return Err(EncodeError::ZeroLanes);
+    }
+    // The codeword's word count must fit a usize (and its bytes an isize).
+    let words = shape
+        .lanes
+        .checked_mul(1usize << shape.log_rows)
+        .filter(|w| w.checked_mul(8).is_some_and(|b| b <= isize::MAX as usize))
+        .ok_or(EncodeError::TooManyRows {
+            log_rows: shape.log_rows,
+        })?;
+    shape_of(words, shape.lanes, shape.log_inv_rate).map(|_| ())
+}
+
 impl Encoder {
     /// An encoder running on `pool` with `backend`'s kernels and topology-derived plans.
     pub fn new(pool: Arc<ThreadPool>, backend: Backend) -> Self {
@@ -127,12 +148,7 @@ impl Encoder {
     /// # Errors
     /// A shape that cannot be encoded (zero lanes, too many rows, r > log_rows).
     pub fn plan(&self, shape: Shape, layout: MessageLayout) -> Result<Plan, EncodeError> {
-        if shape.log_rows > MAX_LOG_ROWS {
-            return Err(EncodeError::TooManyRows {
-                log_rows: shape.log_rows,
-            });
-        }
-        shape_of(shape.codeword_words(), shape.lanes, shape.log_inv_rate)?;
+        check_shape(shape)?;
         Ok(self.plan_inner(shape, Some(layout)))
     }
 
@@ -141,12 +157,7 @@ impl Encoder {
     /// # Errors
     /// As for [`Encoder::plan`].
     pub fn plan_in_place(&self, shape: Shape) -> Result<Plan, EncodeError> {
-        if shape.log_rows > MAX_LOG_ROWS {
-            return Err(EncodeError::TooManyRows {
-                log_rows: shape.log_rows,
-            });
-        }
-        shape_of(shape.codeword_words(), shape.lanes, shape.log_inv_rate)?;
+        check_shape(shape)?;
         Ok(self.plan_inner(shape, None))
     }
 

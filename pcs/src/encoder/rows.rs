@@ -33,6 +33,13 @@ impl SharedRows {
         Self { ptr, len }
     }
 
+    /// The address of word `at` (for rows a task owns; dereferencing follows the invariant).
+    #[inline]
+    pub(crate) fn ptr_at(&self, at: usize) -> *mut u64 {
+        assert!(at <= self.len, "address out of bounds");
+        self.ptr.wrapping_add(at)
+    }
+
     /// Copies `dst.len()` words starting at word `at` into `dst`.
     ///
     /// # Safety

@@ -357,3 +357,96 @@ pub(crate) fn fence() {
     // SAFETY: SSE is part of the x86_64 baseline.
     unsafe { _mm_sfence() };
 }
+
+/// Rows up to this many words (4 KiB) are prefetched one row ahead by [`radix8_rows`].
+const SHORT_ROW_WORDS: usize = 512;
+
+/// A radix-8 group over rows that need not be contiguous: row j of the block (j < 8·seg_rows,
+/// `width` words each) is read at `src + j·src_stride` and written at `dst + j·dst_stride`;
+/// segment k is rows k·seg_rows .. (k+1)·seg_rows. This fuses a gathered group's gather into its
+/// first radix-8 step and its scatter into its last (with non-temporal stores when `stream` and
+/// the destination rows are 64-byte aligned).
+///
+/// # Safety
+/// The CPU has AVX-512F, AVX-512BW and VPCLMULQDQ; every source row is valid for reads and every
+/// destination row for writes; a destination row overlaps no other row of the call except its
+/// own source row (in-place is allowed).
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[allow(clippy::too_many_arguments)] // a strided block is two pointer/stride pairs and a shape
+pub(crate) unsafe fn radix8_rows(
+    src: *const u64,
+    src_stride: usize,
+    dst: *mut u64,
+    dst_stride: usize,
+    seg_rows: usize,
+    width: usize,
+    tw: [u64; 7],
+    stream: bool,
+) {
+    let fold = fold_table();
+    let t = [
+        _mm512_set1_epi64(tw[0] as i64),
+        _mm512_set1_epi64(tw[1] as i64),
+        _mm512_set1_epi64(tw[2] as i64),
+        _mm512_set1_epi64(tw[3] as i64),
+        _mm512_set1_epi64(tw[4] as i64),
+        _mm512_set1_epi64(tw[5] as i64),
+        _mm512_set1_epi64(tw[6] as i64),
+    ];
+    let full = width - width % 8;
+    // Streaming needs every full column 64-byte aligned: the first row and the row stride.
+    let stream = stream && (dst as usize).is_multiple_of(64) && (dst_stride * 8).is_multiple_of(64);
+    for r in 0..seg_rows {
+        let s = src.wrapping_add(r * src_stride);
+        let d = dst.wrapping_add(r * dst_stride);
+        let (s_seg, d_seg) = (seg_rows * src_stride, seg_rows * dst_stride);
+        if src_stride != width && width <= SHORT_ROW_WORDS && r + 1 < seg_rows {
+            // Short strided rows defeat the hardware prefetchers (each is a fresh page): fetch
+            // the next row of each segment while this one computes. Long rows are sequential
+            // runs the prefetchers follow on their own.
+            let next = s.wrapping_add(src_stride);
+            for k in 0..8 {
+                let row = next.wrapping_add(k * s_seg);
+                let mut c = 0;
+                while c < width {
+                    // A prefetch never faults, whatever the address.
+                    _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(c).cast());
+                    c += 8;
+                }
+            }
+        }
+        let mut i = 0;
+        while i < full {
+            let mut v = [_mm512_setzero_si512(); 8];
+            for (k, reg) in v.iter_mut().enumerate() {
+                // SAFETY: row k·seg_rows + r of the block, columns [i, i+8) < width (caller).
+                *reg = unsafe { load_full(s.wrapping_add(k * s_seg + i)) };
+            }
+            radix8_registers(&mut v, &t, fold);
+            for (k, reg) in v.into_iter().enumerate() {
+                let p = d.wrapping_add(k * d_seg + i);
+                if stream {
+                    // SAFETY: as for the loads, destination side; 64-byte aligned (checked).
+                    unsafe { _mm512_stream_si512(p.cast(), reg) };
+                } else {
+                    // SAFETY: as for the loads, destination side.
+                    unsafe { store_full(p, reg) };
+                }
+            }
+            i += 8;
+        }
+        if i < width {
+            let mask = tail_mask(width - i);
+            let mut v = [_mm512_setzero_si512(); 8];
+            for (k, reg) in v.iter_mut().enumerate() {
+                // SAFETY: the masked lanes are columns [i, width) of row k·seg_rows + r.
+                *reg = unsafe { load(s.wrapping_add(k * s_seg + i), mask) };
+            }
+            radix8_registers(&mut v, &t, fold);
+            for (k, reg) in v.into_iter().enumerate() {
+                // SAFETY: as for the loads, destination side.
+                unsafe { store(d.wrapping_add(k * d_seg + i), reg, mask) };
+            }
+        }
+    }
+}

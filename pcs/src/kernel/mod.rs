@@ -47,6 +47,44 @@ pub fn radix2(backend: Backend, u: &mut [u64], v: &mut [u64], tw: u64) {
     }
 }
 
+/// Whether [`radix8_rows`] runs in registers on this backend (otherwise callers gather rows
+/// into scratch and use the contiguous groups).
+#[inline]
+pub(crate) fn has_strided_radix8(backend: Backend) -> bool {
+    cfg!(target_arch = "x86_64") && backend.kind() == BackendKind::Avx512
+}
+
+/// A radix-8 group over strided rows (see `avx512::radix8_rows`); only for backends where
+/// [`has_strided_radix8`] holds.
+///
+/// # Safety
+/// As for `avx512::radix8_rows`, and `has_strided_radix8(backend)`.
+#[inline]
+#[allow(clippy::too_many_arguments)] // a strided block is two pointer/stride pairs and a shape
+pub(crate) unsafe fn radix8_rows(
+    backend: Backend,
+    src: *const u64,
+    src_stride: usize,
+    dst: *mut u64,
+    dst_stride: usize,
+    seg_rows: usize,
+    width: usize,
+    tw: [u64; 7],
+    stream: bool,
+) {
+    debug_assert!(has_strided_radix8(backend));
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `has_strided_radix8` means an Avx512 backend, which proves the features; the rows
+    // are valid (caller).
+    unsafe {
+        avx512::radix8_rows(src, src_stride, dst, dst_stride, seg_rows, width, tw, stream)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (
+        backend, src, src_stride, dst, dst_stride, seg_rows, width, tw, stream,
+    );
+}
+
 /// Writes `src` to `len` words at `dst`, with non-temporal stores when `stream` and the backend
 /// has them (call [`stream_fence`] before the task ends).
 ///

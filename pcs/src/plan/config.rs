@@ -39,7 +39,7 @@ impl core::fmt::Display for DeepBudget {
 #[serde(default)]
 pub struct PlanConfig {
     /// Bytes one in-cache unit (a gathered group or an L2 deep sub-block) may occupy.
-    /// Derived: half of the smallest per-worker L2 share.
+    /// Derived: the smallest per-worker L2 share.
     pub l2_bytes: Option<usize>,
     /// Bytes an L3 deep sub-block may occupy. Derived: half of the smallest per-worker L3 share.
     pub l3_bytes: Option<usize>,

@@ -32,6 +32,8 @@ pub const MIN_TASK_LOG_ROWS: u32 = 6;
 pub const MIN_SPLIT_LOG_ROWS: u32 = 8;
 /// Below 2^12 rows the deep pass is not split for parallelism.
 pub const PARALLEL_FLOOR_LOG_ROWS: u32 = 12;
+/// Bytes of a page: the run length a wide group's rows aim for.
+pub const PAGE_BYTES: usize = 4096;
 /// Budgets used when the pool reports none.
 pub const FALLBACK_BUDGET: WorkerBudget = WorkerBudget {
     l2_bytes: 1 << 20,
@@ -256,7 +258,7 @@ pub fn plan_for(
         .map(|b| b.l3_bytes)
         .max()
         .unwrap_or(FALLBACK_BUDGET.l3_bytes);
-    let l2_unit_bytes = config.l2_bytes.unwrap_or(min_l2 / 2).max(64);
+    let l2_unit_bytes = config.l2_bytes.unwrap_or(min_l2).max(64);
     let l3_unit_bytes = config.l3_bytes.unwrap_or(min_l3 / 2).max(l2_unit_bytes);
     let llc_bytes = max_l3.saturating_mul(workers);
     let fit = |bytes: usize| floor_log2(bytes / 8 / n);
@@ -310,27 +312,46 @@ pub fn plan_for(
     }
     let (deep_start, split) = match best {
         Some((_, deep_start, split)) => (deep_start, split),
-        None => (min_deep_start, Vec::new()),
+        // No gathered pass needed (the smallest deep start always splits when one is).
+        None => {
+            let layers = min_deep_start - start;
+            let split = (0..passes)
+                .map(|p| layers / passes + u32::from(p < layers % passes))
+                .collect();
+            (min_deep_start, split)
+        }
     };
     let unit_words = l2_unit_bytes / 8;
     let residues_that_fit = |g: u32| floor_log2(unit_words / (n << g).max(1));
     let mut gathered = Vec::with_capacity(passes as usize);
+    // Residues a wide group takes: enough for its rows to be page-long runs (4 KiB: a strided
+    // row shorter than a page costs a TLB entry and a DRAM page per row), at least what the L2
+    // unit holds, never more than twice the unit holds.
+    let page_runs = |_g: u32| ceil_log2(PAGE_BYTES.div_ceil(8 * n));
+    let share_fit = |g: u32| floor_log2((2 * unit_words) / (n << g).max(1));
+    let wide_residues = |g: u32| {
+        residues_that_fit(g)
+            .max(page_runs(g))
+            .min(share_fit(g))
+            .min(MAX_LOG_RESIDUES)
+    };
     let mut wide = config.wide.unwrap_or(false);
     let mut layer = start;
     for (p, &g) in split.iter().enumerate() {
         let log_step = log_d - layer - g;
         if p == 0 && config.wide.is_none() {
-            // The gate: wide when a cache line's worth of adjacent residues (8) fits in the
-            // worker's L2 unit beside the group's 2^g rows.
-            wide = residues_that_fit(g) >= 3;
+            // The gate: wide when at least two adjacent residues fit (see `wide_residues`).
+            wide = wide_residues(g) >= 1 && log_step >= 1;
         }
         let source = if p == 0 { message } else { Source::Buffer };
         let blocks_per_group = if source.is_message() { 1 } else { 1usize << layer };
         let mut log_r = if wide {
-            let wanted = config
-                .log_residues
-                .unwrap_or(residues_that_fit(g).clamp(3, MAX_LOG_RESIDUES));
-            wanted.min(log_step)
+            let derived = if config.wide == Some(true) {
+                wide_residues(g).max(3)
+            } else {
+                wide_residues(g)
+            };
+            config.log_residues.unwrap_or(derived).min(log_step)
         } else {
             0
         };
@@ -416,7 +437,7 @@ pub fn plan_for(
         log_fit_l2,
         log_fit_l3,
         wide,
-        stream: config.stream.unwrap_or(codeword_bytes > llc_bytes / 2),
+        stream: config.stream.unwrap_or(codeword_bytes > llc_bytes),
         llc_bytes,
         deep_start,
         gathered,

@@ -1,0 +1,186 @@
+//! The planner is a pure function of its inputs, follows the pool's budgets, explains itself
+//! and serialises.
+
+use ntt_kernels::Backend;
+use ntt_pcs::plan::{Plan, plan, plan_in_place};
+use ntt_pcs::{DeepBudget, MessageLayout, PlanConfig, Shape};
+use ntt_runtime::WorkerBudget;
+
+const TARGET: Shape = Shape {
+    log_rows: 19,
+    lanes: 64,
+    log_inv_rate: 1,
+};
+
+fn budgets(workers: usize, l2: usize, l3: usize) -> Vec<WorkerBudget> {
+    vec![
+        WorkerBudget {
+            l2_bytes: l2,
+            l3_bytes: l3,
+        };
+        workers
+    ]
+}
+
+fn layers_covered(p: &Plan) -> u32 {
+    p.gathered.iter().map(|g| g.log_group_rows).sum::<u32>()
+        + p.deep.as_ref().map_or(0, |d| p.shape.log_rows - d.first_layer)
+}
+
+#[test]
+fn plans_follow_the_budgets() {
+    let backend = Backend::detect();
+    let cfg = PlanConfig::default();
+    let big = plan(
+        TARGET,
+        MessageLayout::Rows,
+        1,
+        &budgets(1, 2 << 20, 300 << 20),
+        backend,
+        &cfg,
+    );
+    let small = plan(
+        TARGET,
+        MessageLayout::Rows,
+        1,
+        &budgets(1, 128 << 10, 256 << 10),
+        backend,
+        &cfg,
+    );
+    // Small L2, larger L3, buffer far past the LLC: the L3 deep pass saves the third sweep.
+    let tiered = plan(
+        TARGET,
+        MessageLayout::Rows,
+        1,
+        &budgets(1, 128 << 10, 8 << 20),
+        backend,
+        &cfg,
+    );
+    assert_eq!(big.log_fit_l2, 12, "{big}");
+    assert_eq!(small.log_fit_l2, 8, "{small}");
+    assert_eq!(big.sweeps(), 2, "{big}");
+    assert_eq!(small.sweeps(), 3, "{small}");
+    assert_eq!(tiered.sweeps(), 2, "{tiered}");
+    assert_eq!(
+        tiered.deep.as_ref().map(|d| d.budget),
+        Some(DeepBudget::L3),
+        "{tiered}"
+    );
+    assert_eq!(big.deep.as_ref().map(|d| d.budget), Some(DeepBudget::L2), "{big}");
+    for p in [&big, &small, &tiered] {
+        assert_eq!(layers_covered(p), TARGET.log_rows - TARGET.log_inv_rate, "{p}");
+        for g in &p.gathered {
+            assert!(
+                g.group_bytes <= 2 * p.l2_unit_bytes,
+                "group over twice the unit: {p}"
+            );
+        }
+    }
+    // A buffer past the LLC streams; one inside does not.
+    assert!(!big.stream, "{big}");
+    assert!(small.stream, "{small}");
+    // Same inputs, same plan.
+    assert_eq!(
+        big,
+        plan(
+            TARGET,
+            MessageLayout::Rows,
+            1,
+            &budgets(1, 2 << 20, 300 << 20),
+            backend,
+            &cfg
+        )
+    );
+}
+
+#[test]
+fn forced_values_override_the_topology() {
+    let backend = Backend::detect();
+    let b = budgets(2, 2 << 20, 150 << 20);
+    let forced = PlanConfig {
+        l2_bytes: Some(64 << 10),
+        wide: Some(false),
+        stream: Some(true),
+        deep: Some(DeepBudget::L3),
+        l3_bytes: Some(1 << 20),
+        log_residues: None,
+    };
+    let p = plan_in_place(TARGET, 2, &b, backend, &forced);
+    assert_eq!(p.l2_unit_bytes, 64 << 10);
+    assert!(!p.wide && p.stream);
+    assert!(p.gathered.iter().all(|g| g.log_residues == 0), "{p}");
+    assert_eq!(p.deep.as_ref().map(|d| d.budget), Some(DeepBudget::L3), "{p}");
+    assert_eq!(layers_covered(&p), 18, "{p}");
+}
+
+#[test]
+fn plans_explain_themselves_and_serialise() {
+    let p = plan(
+        TARGET,
+        MessageLayout::Lanes,
+        2,
+        &budgets(2, 2 << 20, 150 << 20),
+        Backend::detect(),
+        &PlanConfig::default(),
+    );
+    let text = p.to_string();
+    for needle in [
+        "gathered",
+        "deep",
+        "sweeps of the buffer: 2",
+        "sink",
+        "lane-major",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from:\n{text}");
+    }
+    assert!(p.summary().starts_with("2 sweep(s)"), "{}", p.summary());
+    let json = serde_json::to_string(&p).expect("serialises");
+    let back: Plan = serde_json::from_str(&json).expect("deserialises");
+    assert_eq!(back, p);
+    let cfg: PlanConfig = serde_json::from_str(r#"{"wide": true, "deep": "l3"}"#).expect("config json");
+    assert_eq!(cfg.wide, Some(true));
+    assert_eq!(cfg.deep, Some(DeepBudget::L3));
+    assert_eq!(cfg.l2_bytes, None);
+    assert_eq!("lanes".parse::<MessageLayout>(), Ok(MessageLayout::Lanes));
+    assert_eq!("rows".parse::<MessageLayout>(), Ok(MessageLayout::Rows));
+    assert!("columns".parse::<MessageLayout>().is_err());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+
+    /// Every plan runs each layer from r to log_rows exactly once, in order, within its budgets.
+    #[test]
+    fn every_plan_covers_every_layer_once(
+        log_rows in 0u32..=40,
+        lanes in 1usize..=1000,
+        r in 0u32..=6,
+        workers in 1usize..=64,
+        log_l2 in 6u32..=23,
+        log_l3_extra in 0u32..=8,
+        in_place in proptest::prelude::any::<bool>(),
+    ) {
+        let shape = Shape { log_rows, lanes, log_inv_rate: r.min(log_rows) };
+        let b = budgets(workers, 1 << log_l2, 1 << (log_l2 + log_l3_extra));
+        let cfg = PlanConfig::default();
+        let p = if in_place {
+            plan_in_place(shape, workers, &b, Backend::portable(), &cfg)
+        } else {
+            plan(shape, MessageLayout::Lanes, workers, &b, Backend::portable(), &cfg)
+        };
+        let mut layer = shape.log_inv_rate;
+        for g in &p.gathered {
+            proptest::prop_assert_eq!(g.first_layer, layer, "{}", p);
+            proptest::prop_assert!(g.log_group_rows >= 1 && g.log_group_rows <= p.log_fit_l2, "{}", p);
+            proptest::prop_assert!(g.log_residues <= g.log_step, "{}", p);
+            layer += g.log_group_rows;
+        }
+        proptest::prop_assert_eq!(layer, p.deep_start, "{}", p);
+        if let Some(d) = &p.deep {
+            proptest::prop_assert_eq!(d.first_layer, layer, "{}", p);
+        } else {
+            proptest::prop_assert_eq!(layer, log_rows, "{}", p);
+        }
+        proptest::prop_assert!(p.sink.log_block_rows <= log_rows, "{}", p);
+    }
+}
