@@ -9,6 +9,7 @@ pub mod reference;
 pub mod sink;
 pub mod twiddle;
 
+pub use commit::{CommitTimings, Commitment, Committer, Opening, ProverData, verify};
 pub use encoder::{EncodeError, Encoder, MessageLayout, Shape};
 pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use sink::RowSink;

@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use super::buffer::reserve_codeword;
 use super::commitment::Commitment;
 use super::error::CommitError;
 use super::prover::{CommitTimings, ProverData};
@@ -58,8 +59,10 @@ impl Committer {
 
     /// Hashes pure subtrees of `2^level` chunks (`2^level` KiB) per call and keeps chaining
     /// values for the tree nodes of that size and larger: memory about `codeword / 2^(level + 4)`
-    /// (level 4: 1/256). An opening rehashes up to `2^level` KiB per sibling below that level.
-    /// Levels below 4 starve BLAKE3's 16-way SIMD path and slow the commit down.
+    /// (the default, level 6: 1/1024). An opening rehashes the siblings below that level from the
+    /// codeword, `2^level` KiB per opened path. Levels below 4 (16 KiB) starve BLAKE3's 16-way
+    /// SIMD path, and each level down leaves more of the tree's parents to single compressions,
+    /// so finer levels make the commit slower.
     pub fn with_stored_level(mut self, level: u32) -> Self {
         self.stored_level = level;
         self
@@ -127,8 +130,7 @@ impl Committer {
         )?;
 
         let words = shape.codeword_words();
-        buffer.clear();
-        buffer.reserve_exact(words);
+        reserve_codeword(&mut buffer, words);
         {
             let _span =
                 tracing::debug_span!("encode", log_rows = shape.log_rows, fused_hash = true).entered();
@@ -137,7 +139,7 @@ impl Committer {
                 .encode(witness, layout, codeword, lanes, log_inv_rate, Some(&hasher))?;
         }
         // SAFETY: `Encoder::encode` returned `Ok`, so it wrote every one of the first `words`
-        // words of the spare capacity, which `reserve_exact` made at least `words` long.
+        // words of the spare capacity, which `reserve_codeword` made at least `words` long.
         unsafe { buffer.set_len(words) };
 
         let busy = hasher.busy_time();

@@ -9,6 +9,7 @@
 //!
 //! [`RowSink`]: crate::RowSink
 
+mod buffer;
 mod codec;
 mod codeword;
 mod commitment;

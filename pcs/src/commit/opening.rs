@@ -31,6 +31,16 @@ pub struct Opening {
 }
 
 impl Opening {
+    /// Base-2 log of the number of rows of the codeword the opening was made for.
+    pub fn log_rows(&self) -> u32 {
+        self.log_rows
+    }
+
+    /// Words per row of the codeword the opening was made for.
+    pub fn lanes(&self) -> u64 {
+        self.lanes
+    }
+
     /// The row indices the opening was made for, in the order asked.
     pub fn rows(&self) -> &[u64] {
         &self.rows

@@ -27,9 +27,10 @@ pub struct CommitTimings {
 
 /// A committed codeword with the chaining values that openings need.
 ///
-/// Memory: the codeword plus the chaining values of every tree node of 2^4 chunks (16 KiB) and
-/// larger, i.e. about 1/256 of the codeword (32 bytes per 16 KiB, doubled for the levels above).
-/// Openings recompute the nodes below from the codeword (at most 16 KiB of hashing per opened
+/// Memory: the codeword plus the chaining values of every tree node of 2^6 chunks (64 KiB) and
+/// larger by default, i.e. about 1/1024 of the codeword (32 bytes per 64 KiB, doubled for the
+/// levels above); see [`Committer::with_stored_level`](super::Committer::with_stored_level).
+/// Openings recompute the nodes below from the codeword (at most 64 KiB of hashing per opened
 /// node).
 #[derive(Clone, Debug)]
 pub struct ProverData {

@@ -1,0 +1,125 @@
+//! Wall and process CPU time of the default commit workload, next to the encode alone.
+//!
+//! The workload of `benches/benches/commit.rs` (2^22-word witness, 64 lanes, rate 1/2,
+//! lane-major), at 1 and 2 workers: the encode alone into a reused buffer, the commit into that
+//! reused buffer, and the commit into a fresh buffer. Prints the minimum and median of 15 runs of
+//! each, interleaved. Process CPU time (`CLOCK_PROCESS_CPUTIME_ID`, all threads) is what the
+//! stage cost on the cores, unaffected by waiting for other processes on a shared machine.
+//!
+//! `cargo run -p ntt-benches --release --example commit_cpu_time`
+
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ntt_kernels::Backend;
+use ntt_pcs::commit::Committer;
+use ntt_pcs::{Encoder, MessageLayout};
+use ntt_runtime::ThreadPoolBuilder;
+
+const LANES: usize = 64;
+const LOG_INV_RATE: u32 = 1;
+const RUNS: usize = 15;
+
+fn process_cpu() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable `timespec`; the clock id is a constant Linux supports.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+/// (wall, CPU) of `f`.
+fn measure<T>(f: impl FnOnce() -> T) -> ((Duration, Duration), T) {
+    let (wall, cpu) = (Instant::now(), process_cpu());
+    let out = f();
+    ((wall.elapsed(), process_cpu() - cpu), out)
+}
+
+fn report(name: &str, mut runs: Vec<(Duration, Duration)>) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    runs.sort_by_key(|r| r.0);
+    let (wall_min, wall_med) = (runs[0].0, runs[RUNS / 2].0);
+    runs.sort_by_key(|r| r.1);
+    let (cpu_min, cpu_med) = (runs[0].1, runs[RUNS / 2].1);
+    println!(
+        "{name:>28}: wall min {:6.1} ms, median {:6.1} ms | CPU min {:6.1} ms, median {:6.1} ms",
+        ms(wall_min),
+        ms(wall_med),
+        ms(cpu_min),
+        ms(cpu_med)
+    );
+}
+
+fn main() {
+    let mut state = 0x5eed_u64;
+    let witness: Vec<u64> = (0..1usize << 22)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            state
+        })
+        .collect();
+    for workers in [1usize, 2] {
+        let pool = Arc::new(
+            ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .build()
+                .expect("pool builds"),
+        );
+        let encoder = Encoder::new(pool, Backend::detect());
+        let committer = Committer::new(encoder.clone());
+        let (commitment, prover) = committer
+            .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
+            .expect("commits");
+        let bytes: Vec<u8> = prover.codeword().iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(commitment.root, *blake3::hash(&bytes).as_bytes());
+        let mut kept = Some(prover);
+        let (mut encode, mut reused, mut fresh, mut hash) = (vec![], vec![], vec![], vec![]);
+        for _ in 0..RUNS {
+            let mut buffer = kept.take().expect("kept").into_codeword();
+            let words = buffer.len();
+            // SAFETY: `MaybeUninit<u64>` has the layout of `u64` and the encode writes only
+            // initialised words, so `buffer` stays a valid `Vec<u64>`.
+            let codeword = unsafe {
+                std::slice::from_raw_parts_mut(buffer.as_mut_ptr().cast::<MaybeUninit<u64>>(), words)
+            };
+            let (t, r) = measure(|| {
+                encoder.encode(
+                    &witness,
+                    MessageLayout::Lanes,
+                    codeword,
+                    LANES,
+                    LOG_INV_RATE,
+                    None,
+                )
+            });
+            r.expect("encodes");
+            encode.push(t);
+            let (t, r) = measure(|| {
+                committer.commit_into(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE, buffer)
+            });
+            let (_, prover) = r.expect("commits");
+            reused.push(t);
+            hash.push(prover.timings().hash);
+            kept = Some(prover);
+            let (t, r) = measure(|| committer.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
+            fresh.push(t);
+            drop(r);
+        }
+        println!("workers = {workers}");
+        report("encode alone, reused buffer", encode);
+        report("commit, reused buffer", reused);
+        report("commit, fresh buffer", fresh);
+        hash.sort();
+        println!(
+            "{:>28}: median {:.1} ms (CommitTimings::hash)",
+            "hash per worker",
+            hash[RUNS / 2].as_secs_f64() * 1e3
+        );
+    }
+}
