@@ -35,6 +35,8 @@ pub struct Bounds {
     pub memory_s: f64,
     /// Faulting a fresh codeword in at the first-touch rate (0 below [`MMAP_MIN_BYTES`]).
     pub page_faults_s: f64,
+    /// Codeword bytes per second at the copy bandwidth, for [`Bounds::sweeps_memory_s`].
+    copy_gib_s: f64,
 }
 
 impl Bounds {
@@ -48,12 +50,23 @@ impl Bounds {
             encode_compute_s: lane_butterflies * limits.ns_per_lane_butterfly() * 1e-9 / w,
             hash_compute_s: codeword / limits.blake3_in_cache.gib_s / w,
             memory_s: (witness + codeword) / pick(limits.copy),
+            copy_gib_s: pick(limits.copy),
             page_faults_s: if shape.codeword_bytes() >= MMAP_MIN_BYTES {
                 codeword / pick(limits.first_touch)
             } else {
                 0.0
             },
         }
+    }
+
+    /// The memory time of a plan that sweeps the codeword `sweeps` times: the first pass reads
+    /// the witness and writes the codeword, every later one reads and writes it, at the copy
+    /// bandwidth. (The floor [`Bounds::memory_s`] is this with one sweep.)
+    pub fn sweeps_memory_s(&self, shape: BenchShape, sweeps: usize) -> f64 {
+        let witness = shape.witness_bytes() as f64 / GIB;
+        let codeword = shape.codeword_bytes() as f64 / GIB;
+        let later = sweeps.saturating_sub(1) as f64;
+        (witness + codeword + later * 2.0 * codeword) / self.copy_gib_s
     }
 
     fn faults(&self, fresh: bool) -> f64 {
@@ -105,6 +118,8 @@ mod tests {
         assert!((b.hash_compute_s - 1.0 / 16.0 / 4.0).abs() < 1e-12);
         assert!((b.memory_s - 3.0 / 32.0 / 8.0).abs() < 1e-12);
         assert!((b.page_faults_s - 1.0 / 16.0).abs() < 1e-12);
+        assert!((b.sweeps_memory_s(shape, 1) - b.memory_s).abs() < 1e-12);
+        assert!((b.sweeps_memory_s(shape, 2) - 7.0 / 32.0 / 8.0).abs() < 1e-12);
         let compute = b.encode_compute_s + b.hash_compute_s;
         assert_eq!(b.commit_s(false), compute.max(b.memory_s));
         assert_eq!(b.commit_s(true), compute.max(b.memory_s) + b.page_faults_s);

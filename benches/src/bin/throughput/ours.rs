@@ -6,8 +6,8 @@ use ntt_benches::bytes::as_le_bytes;
 use ntt_benches::engine::{Engine, warm_buffer};
 use ntt_benches::timing::{Samples, interleaved};
 use ntt_benches::{BenchShape, Bounds, Limits, witness};
-use ntt_pcs::MessageLayout;
 use ntt_pcs::commit::ProverData;
+use ntt_pcs::{MessageLayout, Shape};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -24,6 +24,10 @@ pub struct Row {
     pub encode_bound_ms: Option<f64>,
     /// The terms of both bounds.
     pub bounds: Option<Bounds>,
+    /// Sweeps of the codeword buffer the encoder's plan makes for this shape.
+    pub plan_sweeps: usize,
+    /// Memory time of those sweeps at the copy bandwidth, when the limits were measured.
+    pub plan_memory_ms: Option<f64>,
 }
 
 impl Row {
@@ -107,6 +111,18 @@ pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option
 
     let workers = engine.workers;
     let bounds = limits.map(|l| Bounds::new(shape, workers, l));
+    let plan_sweeps = engine
+        .encoder()
+        .plan(
+            Shape {
+                log_rows: shape.log_rows(),
+                lanes,
+                log_inv_rate: r,
+            },
+            MessageLayout::Lanes,
+        )
+        .expect("a valid bench shape plans")
+        .sweeps();
     let row = |buffers: Buffers, encode: &Samples, commit: &Samples| Row {
         commit: Measurement::new("commit", "ntt-engine", shape, workers, buffers, commit),
         encode: Measurement::new("encode", "ntt-engine", shape, workers, buffers, encode),
@@ -114,6 +130,8 @@ pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option
         commit_bound_ms: bounds.map(|b| b.commit_s(buffers == Buffers::Fresh) * 1e3),
         encode_bound_ms: bounds.map(|b| b.encode_s(buffers == Buffers::Fresh) * 1e3),
         bounds,
+        plan_sweeps,
+        plan_memory_ms: bounds.map(|b| b.sweeps_memory_s(shape, plan_sweeps) * 1e3),
     };
     [
         row(Buffers::Fresh, &samples[0], &samples[1]),

@@ -132,8 +132,19 @@ pub fn print_throughput_header(shape: BenchShape, repeat: usize) {
         repeat
     );
     println!(
-        "  {:>3} {:>7} | {:>9} {:>7} | {:>9} {:>7} | {:>7} {:>8} | {:>9} {:>6}",
-        "w", "buffers", "commit ms", "GiB/s", "encode ms", "GiB/s", "hash +", "sink ms", "bound ms", "/bound"
+        "  {:>3} {:>7} | {:>9} {:>7} | {:>9} {:>7} | {:>7} {:>8} | {:>9} {:>6} | {:>6} {:>9}",
+        "w",
+        "buffers",
+        "commit ms",
+        "GiB/s",
+        "encode ms",
+        "GiB/s",
+        "hash +",
+        "sink ms",
+        "bound ms",
+        "/bound",
+        "sweeps",
+        "sweeps ms"
     );
 }
 
@@ -144,7 +155,7 @@ pub fn print_throughput_row(row: &Row) {
         None => ("-".to_owned(), "-".to_owned()),
     };
     println!(
-        "  {:>3} {:>7} | {:>9.2} {:>7.2} | {:>9.2} {:>7.2} | {:>6.0}% {:>8.2} | {:>9} {:>6}",
+        "  {:>3} {:>7} | {:>9.2} {:>7.2} | {:>9.2} {:>7.2} | {:>6.0}% {:>8.2} | {:>9} {:>6} | {:>6} {:>9}",
         c.workers,
         c.buffers.name(),
         c.median_ms,
@@ -154,6 +165,8 @@ pub fn print_throughput_row(row: &Row) {
         100.0 * row.hash_overhead(),
         row.sink_hash_ms,
         bound,
-        ratio
+        ratio,
+        row.plan_sweeps,
+        row.plan_memory_ms.map_or("-".to_owned(), |m| format!("{m:.2}"))
     );
 }
