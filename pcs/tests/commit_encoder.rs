@@ -181,3 +181,32 @@ fn bad_witnesses_are_errors() {
         Some(CommitError::TooLarge)
     );
 }
+
+#[test]
+fn every_stored_level_gives_the_same_root_and_proofs() {
+    let witness = words(7, 17 << 10);
+    let encoder = Encoder::new(pool(2), Backend::detect());
+    let rows = [0usize, 2047, 1000, 1000, 1];
+    let mut reference = None;
+    let mut previous_tree_bytes = usize::MAX;
+    for level in [0u32, 2, 4, 6, 9, 20] {
+        let committer = Committer::new(encoder.clone()).with_stored_level(level);
+        let (commitment, prover) = committer
+            .commit(&witness, MessageLayout::Lanes, 17, 1)
+            .expect("commits");
+        assert_eq!(commitment.root, blake3_of(prover.codeword()), "level {level}");
+        assert!(
+            prover.tree_bytes() <= previous_tree_bytes,
+            "coarser levels keep less"
+        );
+        previous_tree_bytes = prover.tree_bytes();
+        let opening = prover.open(&rows).expect("opens");
+        verify(&commitment, &rows, &opening).expect("verifies");
+        let reference = reference.get_or_insert_with(|| (commitment, opening.to_bytes()));
+        assert_eq!(
+            (&reference.0, &reference.1),
+            (&commitment, &opening.to_bytes()),
+            "level {level}"
+        );
+    }
+}

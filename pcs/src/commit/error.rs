@@ -65,7 +65,7 @@ pub enum VerifyError {
         found_lanes: u64,
     },
     /// The opening was made for other row indices.
-    #[error("the opening is for rows {found:?}, not for the rows asked")]
+    #[error("the opening was made for other row indices ({} of them), not for the rows asked", found.len())]
     RowsMismatch { found: Vec<u64> },
     /// The opening carries the wrong number of codeword bytes for these rows.
     #[error("the opening carries {found} chunk bytes, the rows need {expected}")]

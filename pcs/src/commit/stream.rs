@@ -61,7 +61,8 @@ const CHUNK_WORDS: usize = (CHUNK_BYTES / 8) as usize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stitch {
     /// Blocks are smaller than a chunk (or the codeword is one chunk): one staging slot per chunk,
-    /// dense level 0.
+    /// dense level 0. The slots hold a staged copy of the whole codeword, so this costs its size
+    /// again in memory, which only blocks under 1 KiB make necessary.
     PerChunk,
     /// Blocks are at least a chunk: one slot per block boundary that is not a multiple of the
     /// dense node size.
