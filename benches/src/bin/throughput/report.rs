@@ -48,7 +48,7 @@ pub fn print_machine(m: &Machine) {
 }
 
 pub fn print_limits(l: &Limits) {
-    println!("Physical limits (medians)");
+    println!("Physical limits (bandwidths: medians; in-cache rates: best of at least 31 short samples)");
     println!(
         "  memory read   {:>7.2} GiB/s (1 thread)  {:>7.2} GiB/s ({} threads)   [{} MiB buffer]",
         l.read.one,
