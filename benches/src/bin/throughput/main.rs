@@ -1,0 +1,118 @@
+//! `cargo run --release -p ntt-benches --bin throughput -- [--json] [--log-n 20..26] ...`
+//!
+//! Prints the machine's physical limits, the engine's commit / encode / hashing throughput and
+//! the baselines side by side, all measured by this one process. GiB/s is witness bytes (the
+//! committed data) per second of the median run.
+
+mod args;
+mod compare;
+mod measurement;
+mod ours;
+mod report;
+
+use args::Args;
+use clap::Parser;
+use ntt_benches::{BenchShape, Engine, Limits};
+
+fn main() {
+    let args = Args::parse();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers: Vec<usize> = {
+        let mut w: Vec<usize> = args
+            .workers
+            .0
+            .iter()
+            .map(|&w| if w == 0 { cores } else { w as usize })
+            .collect();
+        w.dedup();
+        w
+    };
+    let machine = report::Machine::detect(cores);
+    if !args.json {
+        report::print_machine(&machine);
+    }
+
+    let limits = (!args.no_limits).then(|| {
+        let mut hash_sizes: Vec<usize> = args
+            .log_n
+            .0
+            .iter()
+            .flat_map(|&n| {
+                args.log_inv_rate.0.iter().map(move |&r| {
+                    BenchShape {
+                        log_n: n,
+                        lanes: args.lanes,
+                        log_inv_rate: r,
+                    }
+                    .codeword_bytes()
+                })
+            })
+            .collect();
+        hash_sizes.sort_unstable();
+        hash_sizes.dedup();
+        let limits = Limits::measure(cores, args.bandwidth_mib << 20, &hash_sizes, args.repeat);
+        if !args.json {
+            report::print_limits(&limits);
+        }
+        limits
+    });
+
+    let engines: Vec<Engine> = workers.iter().map(|&w| Engine::new(w)).collect();
+    let mut rows = Vec::new();
+    for &log_n in &args.log_n.0 {
+        for &log_inv_rate in &args.log_inv_rate.0 {
+            let shape = BenchShape {
+                log_n,
+                lanes: args.lanes,
+                log_inv_rate,
+            };
+            if !args.json {
+                report::print_throughput_header(shape, args.repeat);
+            }
+            for engine in &engines {
+                for row in ours::measure(engine, shape, args.repeat, limits.as_ref()) {
+                    if !args.json {
+                        report::print_throughput_row(&row);
+                    }
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    let mut comparisons = Vec::new();
+    for &log_n in &args.compare_log_n.0 {
+        let shape = BenchShape {
+            log_n,
+            lanes: args.lanes,
+            log_inv_rate: 1,
+        };
+        for engine in &engines {
+            for c in [
+                compare::encode(engine, shape, args.repeat),
+                compare::commit(engine, shape, args.repeat),
+            ] {
+                if !args.json {
+                    report::print_comparison(&c);
+                }
+                comparisons.push(c);
+            }
+        }
+    }
+
+    let doc = serde_json::json!({
+        "machine": machine,
+        "limits": limits,
+        "throughput": rows,
+        "comparisons": comparisons,
+    });
+    let text = serde_json::to_string_pretty(&doc).expect("plain data serializes");
+    if args.json {
+        println!("{text}");
+    }
+    if let Some(path) = &args.save
+        && let Err(e) = std::fs::write(path, text)
+    {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,140 @@
+//! The engine's own throughput: commit, encode alone and what hashing adds, with fresh and
+//! reused codeword buffers, measured interleaved so the ratios come from one run.
+
+use crate::measurement::{Buffers, Measurement};
+use ntt_benches::bytes::as_le_bytes;
+use ntt_benches::engine::{Engine, warm_buffer};
+use ntt_benches::timing::{Samples, interleaved};
+use ntt_benches::{BenchShape, Bounds, Limits, witness};
+use ntt_pcs::commit::ProverData;
+use ntt_pcs::{MessageLayout, Shape};
+use serde::Serialize;
+use std::time::Instant;
+
+/// One line of the throughput table.
+#[derive(Debug, Serialize)]
+pub struct Row {
+    pub commit: Measurement,
+    pub encode: Measurement,
+    /// Median time the row sinks spent hashing, per worker (the commit's own attribution).
+    pub sink_hash_ms: f64,
+    /// The commit's bound, max(compute, memory), when the limits were measured.
+    pub commit_bound_ms: Option<f64>,
+    /// The encode's bound, max(compute, memory), when the limits were measured.
+    pub encode_bound_ms: Option<f64>,
+    /// The terms of both bounds.
+    pub bounds: Option<Bounds>,
+    /// Sweeps of the codeword buffer the encoder's plan makes for this shape.
+    pub plan_sweeps: usize,
+    /// Memory time of those sweeps at the copy bandwidth, when the limits were measured.
+    pub plan_memory_ms: Option<f64>,
+}
+
+impl Row {
+    /// `commit / encode − 1`: what hashing adds to the encode alone.
+    pub fn hash_overhead(&self) -> f64 {
+        self.commit.median_ms / self.encode.median_ms - 1.0
+    }
+}
+
+/// The fresh-buffer and the reused-buffer rows of one shape at one worker count.
+pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option<&Limits>) -> [Row; 2] {
+    let message = witness(shape.log_n);
+    let (lanes, r) = (shape.lanes, shape.log_inv_rate);
+    let words = shape.codeword_words();
+    let committer = &engine.committer;
+    let commit = |reuse: Option<ProverData>| {
+        let start = Instant::now();
+        let out = match reuse {
+            None => committer.commit(&message, MessageLayout::Lanes, lanes, r),
+            Some(old) => committer.commit_reusing(&message, MessageLayout::Lanes, lanes, r, old),
+        };
+        let secs = start.elapsed().as_secs_f64();
+        (out.expect("a valid bench shape commits").1, secs)
+    };
+
+    let mut warm = warm_buffer(words);
+    let mut reused = Some(commit(None).0);
+    let mut sink_hash = Samples::default();
+    let samples = {
+        let mut encode_fresh = || {
+            let start = Instant::now();
+            let mut buffer: Vec<u64> = Vec::with_capacity(words);
+            engine.encode_lanes(&message, &mut buffer.spare_capacity_mut()[..words], lanes, r);
+            let secs = start.elapsed().as_secs_f64();
+            drop(buffer);
+            secs
+        };
+        let mut commit_fresh = || {
+            let (data, secs) = commit(None);
+            drop(data);
+            secs
+        };
+        let mut encode_reused = || {
+            let start = Instant::now();
+            engine.encode_lanes(&message, &mut warm, lanes, r);
+            start.elapsed().as_secs_f64()
+        };
+        let mut commit_reused = || {
+            let (data, secs) = commit(reused.take());
+            sink_hash.secs.push(data.timings().hash.as_secs_f64());
+            reused = Some(data);
+            secs
+        };
+        interleaved(
+            rounds,
+            &mut [
+                &mut encode_fresh,
+                &mut commit_fresh,
+                &mut encode_reused,
+                &mut commit_reused,
+            ],
+        )
+    };
+
+    // Correctness inside the bench: the committed codeword is the encode's, and its root is the
+    // plain BLAKE3 hash of the codeword bytes.
+    let data = reused.expect("the last commit's data is kept");
+    // SAFETY: `encode_lanes` wrote every word of `warm` (and `warm_buffer` initialized it).
+    let encoded = unsafe { ntt_benches::engine::assume_init(&warm) };
+    assert!(
+        data.codeword() == encoded,
+        "commit and encode disagree at {}",
+        shape.label()
+    );
+    assert_eq!(
+        data.commitment().root_hex(),
+        blake3::hash(as_le_bytes(encoded)).to_hex().as_str(),
+        "the root is BLAKE3 of the codeword at {}",
+        shape.label()
+    );
+
+    let workers = engine.workers;
+    let bounds = limits.map(|l| Bounds::new(shape, workers, l));
+    let plan_sweeps = engine
+        .encoder()
+        .plan(
+            Shape {
+                log_rows: shape.log_rows(),
+                lanes,
+                log_inv_rate: r,
+            },
+            MessageLayout::Lanes,
+        )
+        .expect("a valid bench shape plans")
+        .sweeps();
+    let row = |buffers: Buffers, encode: &Samples, commit: &Samples| Row {
+        commit: Measurement::new("commit", "ntt-engine", shape, workers, buffers, commit),
+        encode: Measurement::new("encode", "ntt-engine", shape, workers, buffers, encode),
+        sink_hash_ms: sink_hash.median() * 1e3,
+        commit_bound_ms: bounds.map(|b| b.commit_s(buffers == Buffers::Fresh) * 1e3),
+        encode_bound_ms: bounds.map(|b| b.encode_s(buffers == Buffers::Fresh) * 1e3),
+        bounds,
+        plan_sweeps,
+        plan_memory_ms: bounds.map(|b| b.sweeps_memory_s(shape, plan_sweeps) * 1e3),
+    };
+    [
+        row(Buffers::Fresh, &samples[0], &samples[1]),
+        row(Buffers::Reused, &samples[2], &samples[3]),
+    ]
+}

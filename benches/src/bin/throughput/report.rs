@@ -1,0 +1,172 @@
+//! Human-readable tables.
+
+use crate::compare::Comparison;
+use crate::ours::Row;
+use ntt_benches::{BenchShape, Limits, p3_lch};
+use ntt_kernels::Backend;
+use serde::Serialize;
+
+/// What the figures were measured on.
+#[derive(Debug, Serialize)]
+pub struct Machine {
+    pub cpu: String,
+    pub cores: usize,
+    pub backend: String,
+    /// Whether p3-binary-dft was compiled with its carry-less multiply kernels.
+    pub p3_clmul_kernels: bool,
+}
+
+impl Machine {
+    pub fn detect(cores: usize) -> Self {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_owned())
+            })
+            .unwrap_or_else(|| "unknown".to_owned());
+        Self {
+            cpu,
+            cores,
+            backend: format!("{:?}", Backend::detect().kind()).to_lowercase(),
+            p3_clmul_kernels: p3_lch::has_clmul_kernels(),
+        }
+    }
+}
+
+pub fn print_machine(m: &Machine) {
+    println!("machine: {}, {} cores, backend {}", m.cpu, m.cores, m.backend);
+    if !m.p3_clmul_kernels {
+        println!(
+            "warning: p3-binary-dft was built without its carry-less multiply kernels; \
+             build with RUSTFLAGS=\"-C target-cpu=native\" for a fair comparison"
+        );
+    }
+    println!();
+}
+
+pub fn print_limits(l: &Limits) {
+    println!("Physical limits (bandwidths: medians; in-cache rates: best of at least 31 short samples)");
+    println!(
+        "  memory read   {:>7.2} GiB/s (1 thread)  {:>7.2} GiB/s ({} threads)   [{} MiB buffer]",
+        l.read.one,
+        l.read.all,
+        l.workers,
+        l.bandwidth_bytes >> 20
+    );
+    println!(
+        "  memory copy   {:>7.2} GiB/s (1 thread)  {:>7.2} GiB/s ({} threads)   [read + write bytes]",
+        l.copy.one, l.copy.all, l.workers
+    );
+    println!(
+        "  first touch   {:>7.2} GiB/s (1 thread)  {:>7.2} GiB/s ({} threads)   [fresh allocation, page faults]",
+        l.first_touch.one, l.first_touch.all, l.workers
+    );
+    for k in &l.butterfly {
+        println!(
+            "  butterfly L1  {:>7.4} ns per lane-butterfly, one core   [{}, radix-8 on 8 x 256 words]",
+            k.ns_per_lane_butterfly, k.backend
+        );
+    }
+    println!(
+        "  BLAKE3        {:>7.2} GiB/s one core, in cache ({} hashed repeatedly)",
+        l.blake3_in_cache.gib_s,
+        size(l.blake3_in_cache.bytes)
+    );
+    for h in &l.blake3 {
+        println!(
+            "  BLAKE3        {:>7.2} GiB/s one core over {} (codeword-sized buffer)",
+            h.gib_s,
+            size(h.bytes)
+        );
+    }
+    println!();
+}
+
+pub fn print_comparison(c: &Comparison) {
+    let reference = c
+        .results
+        .iter()
+        .find(|m| m.engine == "ntt-engine")
+        .map(|m| m.median_ms);
+    println!(
+        "{} 2^{} words, {} lanes, rate 1/{}, {} worker(s), {} buffers",
+        c.op,
+        c.log_n,
+        c.results[0].lanes,
+        1 << c.results[0].log_inv_rate,
+        c.workers,
+        c.results[0].buffers.name()
+    );
+    for m in &c.results {
+        let ratio = reference.map_or(String::new(), |r| {
+            format!("   {:>5.2}x ntt-engine", m.median_ms / r)
+        });
+        println!(
+            "  {:<14} {:>9.2} ms  [{:>8.2} .. {:>8.2}]  {:>6.2} GiB/s{}",
+            m.engine, m.median_ms, m.min_ms, m.max_ms, m.gib_s, ratio
+        );
+    }
+    println!();
+}
+
+/// `512 KiB`, `64 MiB`.
+pub fn size(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
+pub fn print_throughput_header(shape: BenchShape, repeat: usize) {
+    println!(
+        "ntt-engine throughput: 2^{} words ({} committed, {} codeword), {} lanes, rate 1/{}, lane-major input, median of {}",
+        shape.log_n,
+        size(shape.witness_bytes()),
+        size(shape.codeword_bytes()),
+        shape.lanes,
+        1 << shape.log_inv_rate,
+        repeat
+    );
+    println!(
+        "  {:>3} {:>7} | {:>9} {:>7} | {:>9} {:>7} | {:>7} {:>8} | {:>9} {:>6} | {:>6} {:>9}",
+        "w",
+        "buffers",
+        "commit ms",
+        "GiB/s",
+        "encode ms",
+        "GiB/s",
+        "hash +",
+        "sink ms",
+        "bound ms",
+        "/bound",
+        "sweeps",
+        "sweeps ms"
+    );
+}
+
+pub fn print_throughput_row(row: &Row) {
+    let c = &row.commit;
+    let (bound, ratio) = match row.commit_bound_ms {
+        Some(b) => (format!("{b:.2}"), format!("{:.2}", c.median_ms / b)),
+        None => ("-".to_owned(), "-".to_owned()),
+    };
+    println!(
+        "  {:>3} {:>7} | {:>9.2} {:>7.2} | {:>9.2} {:>7.2} | {:>6.0}% {:>8.2} | {:>9} {:>6} | {:>6} {:>9}",
+        c.workers,
+        c.buffers.name(),
+        c.median_ms,
+        c.gib_s,
+        row.encode.median_ms,
+        row.encode.gib_s,
+        100.0 * row.hash_overhead(),
+        row.sink_hash_ms,
+        bound,
+        ratio,
+        row.plan_sweeps,
+        row.plan_memory_ms.map_or("-".to_owned(), |m| format!("{m:.2}"))
+    );
+}

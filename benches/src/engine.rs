@@ -1,0 +1,79 @@
+//! ntt-engine set up the way the benches drive it: a pool of `workers`, the detected backend
+//! (or `NTT_BACKEND`), an [`Encoder`] and a [`Committer`] on them.
+
+use ntt_kernels::Backend;
+use ntt_pcs::commit::Committer;
+use ntt_pcs::{Encoder, MessageLayout};
+use ntt_runtime::ThreadPoolBuilder;
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+/// Our encoder and committer on a pool of a fixed size.
+#[derive(Debug)]
+pub struct Engine {
+    pub workers: usize,
+    pub committer: Committer,
+}
+
+impl Engine {
+    /// An engine on `workers` pinned workers.
+    ///
+    /// # Panics
+    /// If the pool cannot start or `NTT_BACKEND` names a backend this CPU lacks (a bench has no
+    /// better answer than stopping with the reason).
+    pub fn new(workers: usize) -> Self {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .unwrap_or_else(|e| panic!("cannot start {workers} workers: {e}"));
+        let backend = Backend::from_env().unwrap_or_else(|e| panic!("NTT_BACKEND: {e}"));
+        let committer = Committer::new(Encoder::new(Arc::new(pool), backend));
+        Self { workers, committer }
+    }
+
+    /// The encoder.
+    pub fn encoder(&self) -> &Encoder {
+        self.committer.encoder()
+    }
+
+    /// Encodes the lane-major `witness` into `codeword` (no row sink).
+    ///
+    /// # Panics
+    /// If the encoder rejects the shape (the benches only pass valid ones).
+    pub fn encode_lanes(
+        &self,
+        witness: &[u64],
+        codeword: &mut [MaybeUninit<u64>],
+        lanes: usize,
+        log_inv_rate: u32,
+    ) {
+        self.encoder()
+            .encode(witness, MessageLayout::Lanes, codeword, lanes, log_inv_rate, None)
+            .expect("a valid bench shape encodes");
+    }
+
+    /// Encodes in place: the row-major message is in the head of `data`.
+    ///
+    /// # Panics
+    /// If the encoder rejects the shape.
+    pub fn encode_in_place(&self, data: &mut [u64], lanes: usize, log_inv_rate: u32) {
+        self.encoder()
+            .encode_in_place(data, lanes, log_inv_rate, None)
+            .expect("a valid bench shape encodes");
+    }
+}
+
+/// A codeword buffer of `words` words whose pages are already faulted in (written once).
+pub fn warm_buffer(words: usize) -> Vec<MaybeUninit<u64>> {
+    vec![MaybeUninit::new(0); words]
+}
+
+/// The words of a buffer an encode has completely written.
+///
+/// # Safety
+/// Every element of `buffer` must be initialized.
+pub unsafe fn assume_init(buffer: &[MaybeUninit<u64>]) -> &[u64] {
+    // SAFETY: the caller guarantees every element is initialized, and `MaybeUninit<u64>` has the
+    // layout of `u64`.
+    unsafe { core::slice::from_raw_parts(buffer.as_ptr().cast::<u64>(), buffer.len()) }
+}
