@@ -1,9 +1,10 @@
 //! The radix groups the encoder's layers run, dispatched on the [`Backend`].
 //!
-//! On AVX-512 the encoder uses its own radix-8/4/2 groups (`avx512`): a butterfly of 12 vector
-//! instructions that folds the reduction's spill into one byte shuffle, so the 12 butterflies of a
-//! radix-8 group stay within the two 512-bit ports' budget. Every other backend runs the
-//! `ntt_kernels` groups. Both compute the same bytes (tested against the portable backend).
+//! Contiguous groups are the `ntt_kernels` ones on every backend. On AVX-512 the encoder adds a
+//! strided radix-8 (`avx512::radix8_rows`) that loads a gathered group's rows straight from
+//! their strided sources and stores its results to their destinations, so the gather and scatter
+//! copies of a gathered pass fold into its first and last radix-8 steps. It computes the same bytes
+//! (tested against the portable backend).
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
@@ -14,37 +15,21 @@ use ntt_kernels::{Backend, BackendKind};
 #[inline]
 pub fn radix8(backend: Backend, block: &mut [u64], tw: [u64; 7]) {
     assert_eq!(block.len() % 8, 0, "radix-8 block is not 8 equal segments");
-    match backend.kind() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: an Avx512 backend exists only where AVX-512F/BW and VPCLMULQDQ were detected;
-        // the length was checked above.
-        BackendKind::Avx512 => unsafe { avx512::radix8(block, tw) },
-        _ => backend.radix8(block, tw),
-    }
+    backend.radix8(block, tw);
 }
 
 /// Two layers on a block of 4 equal segments (pairing as `Backend::radix4`).
 #[inline]
 pub fn radix4(backend: Backend, block: &mut [u64], tw: [u64; 3]) {
     assert_eq!(block.len() % 4, 0, "radix-4 block is not 4 equal segments");
-    match backend.kind() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `radix8`.
-        BackendKind::Avx512 => unsafe { avx512::radix4(block, tw) },
-        _ => backend.radix4(block, tw),
-    }
+    backend.radix4(block, tw);
 }
 
 /// One layer on a row pair: `u ← u + t·v, v ← v + u`.
 #[inline]
 pub fn radix2(backend: Backend, u: &mut [u64], v: &mut [u64], tw: u64) {
     assert_eq!(u.len(), v.len(), "butterfly rows differ in length");
-    match backend.kind() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `radix8`.
-        BackendKind::Avx512 => unsafe { avx512::radix2(u, v, tw) },
-        _ => backend.butterfly(u, v, tw),
-    }
+    backend.butterfly(u, v, tw);
 }
 
 /// Whether [`radix8_rows`] runs in registers on this backend (otherwise callers gather rows
