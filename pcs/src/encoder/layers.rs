@@ -11,11 +11,85 @@ use crate::kernel;
 use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk, table};
 use ntt_kernels::Backend;
 
+/// Bytes of a block small enough to run its remaining layers in L1 (of the 48 KiB or 32 KiB
+/// L1d of current cores, with room left for twiddles and the stack).
+const L1_BLOCK_BYTES: usize = 32 << 10;
+
+/// Layers one step takes when `left` layers remain: leftover layers go first
+/// (`left mod 3`), so a lone radix-2 or radix-4 step runs where blocks are few and long, and all
+/// later layers run as radix-8 groups.
+fn step_layers(left: u32) -> u32 {
+    match left % 3 {
+        0 => 3,
+        k => k,
+    }
+}
+
+/// One forward step of `k` layers from `layer` on every layer-`layer` block of `buf`
+/// (blocks of `block_words`, the first with global index `first_block`). Each radix-8 group is
+/// ONE kernel call on a whole block (its 8 segments share 7 twiddles).
+fn forward_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
+    match k {
+        3 => {
+            let mut walk = Radix8Walk::new(depth, first_block);
+            for chunk in buf.chunks_exact_mut(block_words) {
+                kernel::radix8(backend, chunk, walk.get());
+                walk.advance();
+            }
+        }
+        2 => {
+            let mut walk = Radix4Walk::new(depth, first_block);
+            for chunk in buf.chunks_exact_mut(block_words) {
+                kernel::radix4(backend, chunk, walk.get());
+                walk.advance();
+            }
+        }
+        _ => {
+            let mut walk = TwiddleWalk::for_depth(depth, first_block);
+            for chunk in buf.chunks_exact_mut(block_words) {
+                let (u, v) = chunk.split_at_mut(block_words / 2);
+                kernel::radix2(backend, u, v, walk.get());
+                walk.advance();
+            }
+        }
+    }
+}
+
+/// The inverse of [`forward_step`].
+fn inverse_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
+    match k {
+        3 => {
+            let mut walk = Radix8Walk::new(depth, first_block);
+            for chunk in buf.chunks_exact_mut(block_words) {
+                backend.inverse_radix8(chunk, walk.get());
+                walk.advance();
+            }
+        }
+        2 => {
+            let mut walk = Radix4Walk::new(depth, first_block);
+            for chunk in buf.chunks_exact_mut(block_words) {
+                backend.inverse_radix4(chunk, walk.get());
+                walk.advance();
+            }
+        }
+        _ => {
+            let mut walk = TwiddleWalk::for_depth(depth, first_block);
+            for chunk in buf.chunks_exact_mut(block_words) {
+                let (u, v) = chunk.split_at_mut(block_words / 2);
+                backend.inverse_butterfly(u, v, walk.get());
+                walk.advance();
+            }
+        }
+    }
+}
+
 /// Forward layers `first .. end` of a 2^log_rows-row transform on `buf`.
 ///
-/// Leftover layers go first (`(end − layer) mod 3`): a lone radix-2 or radix-4 step runs where
-/// blocks are few and long, and all later layers run as radix-8 groups, each ONE kernel call on a
-/// whole block (its 8 segments share 7 twiddles).
+/// Depth first: while `buf` is larger than L1 it takes one step over the whole buffer, which
+/// splits it into independent blocks, and each block then runs all its remaining layers before
+/// the next one starts; a block that fits L1 runs its steps one after the other. So only the
+/// first steps of a large unit stream it through L2, and the last ones run on L1-resident rows.
+/// The steps and their twiddles are those of the layer-by-layer order, so are the bytes.
 pub(crate) fn forward_layers(
     backend: Backend,
     buf: &mut [u64],
@@ -27,43 +101,36 @@ pub(crate) fn forward_layers(
 ) {
     debug_assert!(first <= end && end <= log_rows);
     debug_assert_eq!(buf.len(), width << (end - first));
+    if first < end && buf.len() * 8 > L1_BLOCK_BYTES {
+        let k = step_layers(end - first);
+        forward_step(backend, buf, buf.len(), k, log_rows - first - 1, block);
+        let child_words = width << (end - first - k);
+        for (c, child) in buf.chunks_exact_mut(child_words).enumerate() {
+            let child_block = (block << k) + c as u64;
+            forward_layers(backend, child, width, first + k, end, log_rows, child_block);
+        }
+        return;
+    }
     let mut layer = first;
     while layer < end {
+        let k = step_layers(end - layer);
         let block_words = width << (end - layer);
-        let depth = log_rows - layer - 1;
-        let first_block = block << (layer - first);
-        match (end - layer) % 3 {
-            0 => {
-                let mut walk = Radix8Walk::new(depth, first_block);
-                for chunk in buf.chunks_exact_mut(block_words) {
-                    kernel::radix8(backend, chunk, walk.get());
-                    walk.advance();
-                }
-                layer += 3;
-            }
-            2 => {
-                let mut walk = Radix4Walk::new(depth, first_block);
-                for chunk in buf.chunks_exact_mut(block_words) {
-                    kernel::radix4(backend, chunk, walk.get());
-                    walk.advance();
-                }
-                layer += 2;
-            }
-            _ => {
-                let mut walk = TwiddleWalk::for_depth(depth, first_block);
-                for chunk in buf.chunks_exact_mut(block_words) {
-                    let (u, v) = chunk.split_at_mut(block_words / 2);
-                    kernel::radix2(backend, u, v, walk.get());
-                    walk.advance();
-                }
-                layer += 1;
-            }
-        }
+        forward_step(
+            backend,
+            buf,
+            block_words,
+            k,
+            log_rows - layer - 1,
+            block << (layer - first),
+        );
+        layer += k;
     }
 }
 
 /// Inverse layers `end − 1` down to `first` (the same geometry as [`forward_layers`]): the
-/// forward steps in reverse order, each undone by the backend's inverse radix-8/4/2 groups.
+/// forward steps in reverse order, each undone by the backend's inverse radix-8/4/2 groups,
+/// depth first as well (a large buffer's blocks are finished one by one, then its first step is
+/// undone).
 pub(crate) fn inverse_layers(
     backend: Backend,
     buf: &mut [u64],
@@ -75,48 +142,36 @@ pub(crate) fn inverse_layers(
 ) {
     debug_assert!(first <= end && end <= log_rows);
     debug_assert_eq!(buf.len(), width << (end - first));
+    if first < end && buf.len() * 8 > L1_BLOCK_BYTES {
+        let k = step_layers(end - first);
+        let child_words = width << (end - first - k);
+        for (c, child) in buf.chunks_exact_mut(child_words).enumerate() {
+            let child_block = (block << k) + c as u64;
+            inverse_layers(backend, child, width, first + k, end, log_rows, child_block);
+        }
+        inverse_step(backend, buf, buf.len(), k, log_rows - first - 1, block);
+        return;
+    }
     // The forward steps (first layer, layers in the step), as `forward_layers` runs them.
     let mut steps = [(0u32, 0u32); 64];
     let mut count = 0;
     let mut layer = first;
     while layer < end {
-        let k = match (end - layer) % 3 {
-            0 => 3,
-            2 => 2,
-            _ => 1,
-        };
+        let k = step_layers(end - layer);
         steps[count] = (layer, k);
         count += 1;
         layer += k;
     }
     for &(layer, k) in steps[..count].iter().rev() {
         let block_words = width << (end - layer);
-        let depth = log_rows - layer - 1;
-        let first_block = block << (layer - first);
-        match k {
-            3 => {
-                let mut walk = Radix8Walk::new(depth, first_block);
-                for chunk in buf.chunks_exact_mut(block_words) {
-                    backend.inverse_radix8(chunk, walk.get());
-                    walk.advance();
-                }
-            }
-            2 => {
-                let mut walk = Radix4Walk::new(depth, first_block);
-                for chunk in buf.chunks_exact_mut(block_words) {
-                    backend.inverse_radix4(chunk, walk.get());
-                    walk.advance();
-                }
-            }
-            _ => {
-                let mut walk = TwiddleWalk::new(&table().row(depth)[1..], first_block);
-                for chunk in buf.chunks_exact_mut(block_words) {
-                    let (u, v) = chunk.split_at_mut(block_words / 2);
-                    backend.inverse_butterfly(u, v, walk.get());
-                    walk.advance();
-                }
-            }
-        }
+        inverse_step(
+            backend,
+            buf,
+            block_words,
+            k,
+            log_rows - layer - 1,
+            block << (layer - first),
+        );
     }
 }
 
@@ -226,5 +281,60 @@ pub(crate) unsafe fn forward_group(
         }
         at = (to.cast_const(), to_stride);
         layer += 3;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::forward_oracle;
+
+    fn words(len: usize, seed: u64) -> Vec<u64> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect()
+    }
+
+    /// Units larger than L1 take the depth-first split (leftover steps of 1 and 2 layers at the
+    /// top included); every sub-block of every shape must match the layer-by-layer oracle, and
+    /// the inverse must undo it.
+    #[test]
+    #[cfg_attr(miri, ignore = "large buffers")]
+    fn depth_first_units_match_the_oracle_and_invert() {
+        for (lanes, log_rows) in [(1usize, 14u32), (3, 13), (64, 9), (70, 8)] {
+            assert!(
+                lanes << log_rows > 2 * L1_BLOCK_BYTES / 8,
+                "the unit must exceed L1"
+            );
+            for first in 0..3 {
+                let data = words(lanes << log_rows, (lanes as u64) << 8 | u64::from(first));
+                let mut expected = data.clone();
+                forward_oracle(&mut expected, lanes, log_rows, first);
+                let sub_words = lanes << (log_rows - first);
+                for backend in Backend::available() {
+                    let mut got = data.clone();
+                    for (i, sub) in got.chunks_exact_mut(sub_words).enumerate() {
+                        forward_layers(backend, sub, lanes, first, log_rows, log_rows, i as u64);
+                    }
+                    assert!(
+                        got == expected,
+                        "forward {backend:?} lanes {lanes} 2^{log_rows} from {first}"
+                    );
+                    for (i, sub) in got.chunks_exact_mut(sub_words).enumerate() {
+                        inverse_layers(backend, sub, lanes, first, log_rows, log_rows, i as u64);
+                    }
+                    assert!(
+                        got == data,
+                        "inverse {backend:?} lanes {lanes} 2^{log_rows} from {first}"
+                    );
+                }
+            }
+        }
     }
 }
