@@ -8,7 +8,7 @@
 //! block index).
 
 use crate::kernel;
-use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk, table};
+use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk};
 use ntt_kernels::Backend;
 
 /// Bytes of a block small enough to run its remaining layers in L1 (of the 48 KiB or 32 KiB
@@ -180,9 +180,9 @@ pub(crate) fn inverse_layers(
 /// (`width << (end − first)` words) in between; `block` is the group's global block index at
 /// layer `first`.
 ///
-/// On backends with strided radix-8 groups the gather is the first radix-8 step's loads and the
-/// scatter the last one's stores (non-temporal when `stream`); a leftover radix-2/4 step, or any
-/// other backend, copies the rows into scratch first and out of it last.
+/// On backends with strided groups the gather is the first step's loads and the scatter the last
+/// step's stores (non-temporal when `stream`), whatever the radix of those steps; other backends
+/// copy the rows into scratch first and out of it last.
 ///
 /// # Safety
 /// The source rows are valid for reads; the destination rows are valid for writes and belong to
@@ -203,7 +203,7 @@ pub(crate) unsafe fn forward_group(
     let g = end - first;
     let rows = 1usize << g;
     let group_words = width << g;
-    let gather = || {
+    if !kernel::has_strided_groups(backend) {
         if src != scratch.cast_const() {
             for i in 0..rows {
                 // SAFETY: source row i is readable, scratch row i writable; they do not overlap
@@ -217,9 +217,6 @@ pub(crate) unsafe fn forward_group(
                 };
             }
         }
-    };
-    if !kernel::has_strided_radix8(backend) || g < 3 {
-        gather();
         // SAFETY: scratch holds `group_words` initialised words (gathered above) and nothing
         // else refers to it meanwhile.
         let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
@@ -233,54 +230,74 @@ pub(crate) unsafe fn forward_group(
     let mut layer = first;
     // Where the group's rows are now: the source until the first step has run.
     let mut at = (src, src_stride);
-    let leftover = g % 3;
-    if leftover != 0 {
-        gather();
-        // SAFETY: as in the fallback above.
-        let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
-        let depth = log_rows - first - 1;
-        if leftover == 2 {
-            kernel::radix4(backend, buf, Radix4Walk::new(depth, block).get());
-        } else {
-            let (u, v) = buf.split_at_mut(group_words / 2);
-            kernel::radix2(backend, u, v, table().twiddle(depth, block));
-        }
-        layer += leftover;
-        at = (scratch.cast_const(), width);
-    }
     while layer < end {
-        let last = layer + 3 == end;
+        let k = step_layers(end - layer);
+        let last = layer + k == end;
         let (to, to_stride) = if last { (dst, dst_stride) } else { (scratch, width) };
         let block_rows = 1usize << (end - layer);
-        let mut walk = Radix8Walk::new(log_rows - layer - 1, block << (layer - first));
-        for c in 0..1usize << (layer - first) {
+        let depth = log_rows - layer - 1;
+        let first_block = block << (layer - first);
+        let blocks = 1usize << (layer - first);
+        // Each block of this step: in scratch and in place, a contiguous group; otherwise a
+        // strided one that reads `at` and writes `to`.
+        let run = |c: usize, tw: &[u64]| {
             let from = at.0.wrapping_add(c * block_rows * at.1);
             let into = to.wrapping_add(c * block_rows * to_stride);
             if !last && from == into.cast_const() && at.1 == width {
                 // SAFETY: a contiguous block of scratch, initialised by the previous step.
                 let chunk = unsafe { core::slice::from_raw_parts_mut(into, block_rows * width) };
-                kernel::radix8(backend, chunk, walk.get());
+                match k {
+                    3 => kernel::radix8(backend, chunk, tw.try_into().expect("7 twiddles")),
+                    2 => kernel::radix4(backend, chunk, tw.try_into().expect("3 twiddles")),
+                    _ => {
+                        let (u, v) = chunk.split_at_mut(block_rows * width / 2);
+                        kernel::radix2(backend, u, v, tw[0]);
+                    }
+                }
             } else {
                 // SAFETY: `from` rows are readable (source or scratch), `into` rows writable
                 // (scratch, or the caller's destination rows); the backend has strided groups.
                 unsafe {
-                    kernel::radix8_rows(
+                    kernel::radix_rows(
                         backend,
+                        1 << k,
                         from,
                         at.1,
                         into,
                         to_stride,
-                        block_rows / 8,
+                        block_rows >> k,
                         width,
-                        walk.get(),
+                        tw,
                         last && stream,
                     )
                 };
             }
-            walk.advance();
+        };
+        match k {
+            3 => {
+                let mut walk = Radix8Walk::new(depth, first_block);
+                for c in 0..blocks {
+                    run(c, &walk.get());
+                    walk.advance();
+                }
+            }
+            2 => {
+                let mut walk = Radix4Walk::new(depth, first_block);
+                for c in 0..blocks {
+                    run(c, &walk.get());
+                    walk.advance();
+                }
+            }
+            _ => {
+                let mut walk = TwiddleWalk::for_depth(depth, first_block);
+                for c in 0..blocks {
+                    run(c, &[walk.get()]);
+                    walk.advance();
+                }
+            }
         }
         at = (to.cast_const(), to_stride);
-        layer += 3;
+        layer += k;
     }
 }
 

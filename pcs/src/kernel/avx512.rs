@@ -1,4 +1,4 @@
-//! AVX-512 radix groups with a 12-instruction butterfly.
+//! AVX-512 strided radix groups with a 12-instruction butterfly.
 //!
 //! Per 8 lanes, `u' = u + t·v, v' = v + u'`:
 //!
@@ -16,7 +16,7 @@
 //! above x^63. `FOLD[n] = (n ^ n>>1 ^ n>>3)·0x1B` for n = hi>>60 gives s·0x1B (< 2^8) in one byte
 //! shuffle: the other bytes of the index are zero and `FOLD[0] = 0`.
 //!
-//! The eight rows of a radix-8 group stay in registers across its 12 butterflies; twiddles are
+//! The R rows of a radix-R group stay in registers across its butterflies; twiddles are
 //! broadcast once per block.
 
 use core::arch::x86_64::*;
@@ -105,23 +105,42 @@ unsafe fn store_full(p: *mut u64, v: __m512i) {
     unsafe { _mm512_storeu_si512(p.cast(), v) }
 }
 
-/// The twelve butterflies of a radix-8 group on eight registers.
+/// One butterfly between registers `a` and `b` of a group.
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
 #[inline]
-fn radix8_registers(r: &mut [__m512i; 8], t: &[__m512i; 7], fold: __m512i) {
-    let [r0, r1, r2, r3, r4, r5, r6, r7] = r;
-    butterfly(r0, r4, t[0], fold);
-    butterfly(r1, r5, t[0], fold);
-    butterfly(r2, r6, t[0], fold);
-    butterfly(r3, r7, t[0], fold);
-    butterfly(r0, r2, t[1], fold);
-    butterfly(r1, r3, t[1], fold);
-    butterfly(r4, r6, t[2], fold);
-    butterfly(r5, r7, t[2], fold);
-    butterfly(r0, r1, t[3], fold);
-    butterfly(r2, r3, t[4], fold);
-    butterfly(r4, r5, t[5], fold);
-    butterfly(r6, r7, t[6], fold);
+fn butterfly_at<const R: usize>(r: &mut [__m512i; R], a: usize, b: usize, t: __m512i, fold: __m512i) {
+    let (mut u, mut v) = (r[a], r[b]);
+    butterfly(&mut u, &mut v, t, fold);
+    r[a] = u;
+    r[b] = v;
+}
+
+/// The butterflies of a radix-R group (R = 2, 4 or 8) on R registers, twiddles in the
+/// breadth-first order of `Backend::radix8`/`radix4`/`butterfly`: 1, 4 or 12 butterflies.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+fn group_registers<const R: usize>(r: &mut [__m512i; R], t: &[__m512i; 7], fold: __m512i) {
+    match R {
+        2 => butterfly_at(r, 0, 1, t[0], fold),
+        4 => {
+            butterfly_at(r, 0, 2, t[0], fold);
+            butterfly_at(r, 1, 3, t[0], fold);
+            butterfly_at(r, 0, 1, t[1], fold);
+            butterfly_at(r, 2, 3, t[2], fold);
+        }
+        _ => {
+            for k in 0..4 {
+                butterfly_at(r, k, k + 4, t[0], fold);
+            }
+            butterfly_at(r, 0, 2, t[1], fold);
+            butterfly_at(r, 1, 3, t[1], fold);
+            butterfly_at(r, 4, 6, t[2], fold);
+            butterfly_at(r, 5, 7, t[2], fold);
+            for k in 0..4 {
+                butterfly_at(r, 2 * k, 2 * k + 1, t[3 + k], fold);
+            }
+        }
+    }
 }
 
 /// Copies `len` words from `src` to `dst` with non-temporal stores for the 64-byte-aligned
@@ -154,14 +173,15 @@ pub(crate) fn fence() {
     unsafe { _mm_sfence() };
 }
 
-/// Rows up to this many words (4 KiB) are prefetched one row ahead by [`radix8_rows`].
+/// Rows up to this many words (4 KiB) are prefetched one row ahead by [`radix_rows`].
 const SHORT_ROW_WORDS: usize = 512;
 
-/// A radix-8 group over rows that need not be contiguous: row j of the block (j < 8·seg_rows,
-/// `width` words each) is read at `src + j·src_stride` and written at `dst + j·dst_stride`;
-/// segment k is rows k·seg_rows .. (k+1)·seg_rows. This fuses a gathered group's gather into its
-/// first radix-8 step and its scatter into its last (with non-temporal stores when `stream` and
-/// the destination rows are 64-byte aligned).
+/// A radix-R group (R = 2, 4 or 8 rows in registers, `tw` its R − 1 twiddles) over rows that
+/// need not be contiguous: row j of the block (j < R·seg_rows, `width` words each) is read at
+/// `src + j·src_stride` and written at `dst + j·dst_stride`; segment k is rows
+/// k·seg_rows .. (k+1)·seg_rows. This fuses a gathered group's gather into its first step and its
+/// scatter into its last (with non-temporal stores when `stream` and the destination rows are
+/// 64-byte aligned).
 ///
 /// # Safety
 /// The CPU has AVX-512F, AVX-512BW and VPCLMULQDQ; every source row is valid for reads and every
@@ -169,26 +189,22 @@ const SHORT_ROW_WORDS: usize = 512;
 /// own source row (in-place is allowed).
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
 #[allow(clippy::too_many_arguments)] // a strided block is two pointer/stride pairs and a shape
-pub(crate) unsafe fn radix8_rows(
+pub(crate) unsafe fn radix_rows<const R: usize>(
     src: *const u64,
     src_stride: usize,
     dst: *mut u64,
     dst_stride: usize,
     seg_rows: usize,
     width: usize,
-    tw: [u64; 7],
+    tw: &[u64],
     stream: bool,
 ) {
+    debug_assert!(matches!(R, 2 | 4 | 8) && tw.len() == R - 1);
     let fold = fold_table();
-    let t = [
-        _mm512_set1_epi64(tw[0] as i64),
-        _mm512_set1_epi64(tw[1] as i64),
-        _mm512_set1_epi64(tw[2] as i64),
-        _mm512_set1_epi64(tw[3] as i64),
-        _mm512_set1_epi64(tw[4] as i64),
-        _mm512_set1_epi64(tw[5] as i64),
-        _mm512_set1_epi64(tw[6] as i64),
-    ];
+    let mut t = [_mm512_setzero_si512(); 7];
+    for (reg, &w) in t.iter_mut().zip(tw) {
+        *reg = _mm512_set1_epi64(w as i64);
+    }
     let full = width - width % 8;
     // Streaming needs every full column 64-byte aligned: the first row and the row stride.
     let stream = stream && (dst as usize).is_multiple_of(64) && (dst_stride * 8).is_multiple_of(64);
@@ -201,7 +217,7 @@ pub(crate) unsafe fn radix8_rows(
             // the next row of each segment while this one computes. Long rows are sequential
             // runs the prefetchers follow on their own.
             let next = s.wrapping_add(src_stride);
-            for k in 0..8 {
+            for k in 0..R {
                 let row = next.wrapping_add(k * s_seg);
                 let mut c = 0;
                 while c < width {
@@ -213,12 +229,12 @@ pub(crate) unsafe fn radix8_rows(
         }
         let mut i = 0;
         while i < full {
-            let mut v = [_mm512_setzero_si512(); 8];
+            let mut v = [_mm512_setzero_si512(); R];
             for (k, reg) in v.iter_mut().enumerate() {
                 // SAFETY: row k·seg_rows + r of the block, columns [i, i+8) < width (caller).
                 *reg = unsafe { load_full(s.wrapping_add(k * s_seg + i)) };
             }
-            radix8_registers(&mut v, &t, fold);
+            group_registers(&mut v, &t, fold);
             for (k, reg) in v.into_iter().enumerate() {
                 let p = d.wrapping_add(k * d_seg + i);
                 if stream {
@@ -233,12 +249,12 @@ pub(crate) unsafe fn radix8_rows(
         }
         if i < width {
             let mask = tail_mask(width - i);
-            let mut v = [_mm512_setzero_si512(); 8];
+            let mut v = [_mm512_setzero_si512(); R];
             for (k, reg) in v.iter_mut().enumerate() {
                 // SAFETY: the masked lanes are columns [i, width) of row k·seg_rows + r.
                 *reg = unsafe { load(s.wrapping_add(k * s_seg + i), mask) };
             }
-            radix8_registers(&mut v, &t, fold);
+            group_registers(&mut v, &t, fold);
             for (k, reg) in v.into_iter().enumerate() {
                 // SAFETY: as for the loads, destination side.
                 unsafe { store(d.wrapping_add(k * d_seg + i), reg, mask) };

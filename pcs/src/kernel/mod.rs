@@ -1,10 +1,10 @@
 //! The radix groups the encoder's layers run, dispatched on the [`Backend`].
 //!
-//! Contiguous groups are the `ntt_kernels` ones on every backend. On AVX-512 the encoder adds a
-//! strided radix-8 (`avx512::radix8_rows`) that loads a gathered group's rows straight from
-//! their strided sources and stores its results to their destinations, so the gather and scatter
-//! copies of a gathered pass fold into its first and last radix-8 steps. It computes the same bytes
-//! (tested against the portable backend).
+//! Contiguous groups are the `ntt_kernels` ones on every backend. On AVX-512 the encoder adds
+//! strided radix-2/4/8 groups (`avx512::radix_rows`) that load a gathered group's rows straight
+//! from their strided sources and store their results to their destinations, so the gather and
+//! scatter copies of a gathered pass fold into its first and last steps. They compute the same
+//! bytes (tested against the portable backend).
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
@@ -32,41 +32,55 @@ pub fn radix2(backend: Backend, u: &mut [u64], v: &mut [u64], tw: u64) {
     backend.butterfly(u, v, tw);
 }
 
-/// Whether [`radix8_rows`] runs in registers on this backend (otherwise callers gather rows
+/// Whether [`radix_rows`] runs in registers on this backend (otherwise callers gather rows
 /// into scratch and use the contiguous groups).
 #[inline]
-pub(crate) fn has_strided_radix8(backend: Backend) -> bool {
+pub(crate) fn has_strided_groups(backend: Backend) -> bool {
     cfg!(target_arch = "x86_64") && backend.kind() == BackendKind::Avx512
 }
 
-/// A radix-8 group over strided rows (see `avx512::radix8_rows`); only for backends where
-/// [`has_strided_radix8`] holds.
+/// A radix-`radix` group (2, 4 or 8 rows in registers, `tw` its `radix − 1` twiddles) over
+/// strided rows (see `avx512::radix_rows`); only for backends where [`has_strided_groups`]
+/// holds.
 ///
 /// # Safety
-/// As for `avx512::radix8_rows`, and `has_strided_radix8(backend)`.
+/// As for `avx512::radix_rows`, and `has_strided_groups(backend)`.
 #[inline]
 #[allow(clippy::too_many_arguments)] // a strided block is two pointer/stride pairs and a shape
-pub(crate) unsafe fn radix8_rows(
+pub(crate) unsafe fn radix_rows(
     backend: Backend,
+    radix: usize,
     src: *const u64,
     src_stride: usize,
     dst: *mut u64,
     dst_stride: usize,
     seg_rows: usize,
     width: usize,
-    tw: [u64; 7],
+    tw: &[u64],
     stream: bool,
 ) {
-    debug_assert!(has_strided_radix8(backend));
+    debug_assert!(has_strided_groups(backend));
+    assert!(
+        matches!(radix, 2 | 4 | 8) && tw.len() == radix - 1,
+        "a radix-2/4/8 group with its twiddles"
+    );
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `has_strided_radix8` means an Avx512 backend, which proves the features; the rows
-    // are valid (caller).
-    unsafe {
-        avx512::radix8_rows(src, src_stride, dst, dst_stride, seg_rows, width, tw, stream)
-    };
+    {
+        use avx512::radix_rows as rows;
+        let (s, ss, d, ds, seg, w, st) = (src, src_stride, dst, dst_stride, seg_rows, width, stream);
+        match radix {
+            // SAFETY: `has_strided_groups` means an Avx512 backend, which proves the features;
+            // the rows are valid (caller).
+            8 => unsafe { rows::<8>(s, ss, d, ds, seg, w, tw, st) },
+            // SAFETY: as above.
+            4 => unsafe { rows::<4>(s, ss, d, ds, seg, w, tw, st) },
+            // SAFETY: as above.
+            _ => unsafe { rows::<2>(s, ss, d, ds, seg, w, tw, st) },
+        }
+    }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (
-        backend, src, src_stride, dst, dst_stride, seg_rows, width, tw, stream,
+        backend, radix, src, src_stride, dst, dst_stride, seg_rows, width, tw, stream,
     );
 }
 
@@ -148,6 +162,80 @@ mod tests {
                 let (bu, bv) = b.split_at_mut(4 * seg);
                 portable.butterfly(bu, bv, tws[6]);
                 assert_eq!(a, b, "radix2 {backend:?} seg {seg}");
+            }
+        }
+    }
+
+    /// Strided groups equal the portable contiguous ones on the gathered rows, out of place and
+    /// in place, for widths with and without a masked tail.
+    #[test]
+    fn strided_groups_match_the_portable_backend() {
+        let portable = Backend::portable();
+        let tw = [
+            0x0123_4567_89ab_cdefu64,
+            u64::MAX,
+            1 << 63,
+            0x1B,
+            7,
+            0xF000_0000_0000_0001,
+            3,
+        ];
+        for backend in Backend::available()
+            .into_iter()
+            .filter(|&b| has_strided_groups(b))
+        {
+            for (radix, width, seg_rows) in [
+                (2usize, 8usize, 3usize),
+                (4, 13, 2),
+                (8, 64, 2),
+                (8, 5, 1),
+                (2, 70, 1),
+            ] {
+                let (src_stride, dst_stride) = (width + 3, width + 9);
+                let rows = radix * seg_rows;
+                let src = words(rows * src_stride, (radix * 100 + width) as u64);
+                let mut expected: Vec<u64> = (0..rows)
+                    .flat_map(|j| src[j * src_stride..j * src_stride + width].to_vec())
+                    .collect();
+                match radix {
+                    8 => portable.radix8(&mut expected, tw),
+                    4 => portable.radix4(&mut expected, [tw[0], tw[1], tw[2]]),
+                    _ => {
+                        let (u, v) = expected.split_at_mut(seg_rows * width);
+                        portable.butterfly(u, v, tw[0]);
+                    }
+                }
+                let run = |s: *const u64, ss: usize, d: *mut u64, ds: usize| {
+                    // SAFETY: every row index < rows at both strides lies inside its buffer; the
+                    // backend has strided groups (filtered above).
+                    unsafe {
+                        radix_rows(
+                            backend,
+                            radix,
+                            s,
+                            ss,
+                            d,
+                            ds,
+                            seg_rows,
+                            width,
+                            &tw[..radix - 1],
+                            false,
+                        )
+                    }
+                };
+                let mut dst = vec![0u64; rows * dst_stride];
+                run(src.as_ptr(), src_stride, dst.as_mut_ptr(), dst_stride);
+                let got: Vec<u64> = (0..rows)
+                    .flat_map(|j| dst[j * dst_stride..j * dst_stride + width].to_vec())
+                    .collect();
+                assert_eq!(got, expected, "radix {radix} width {width} out of place");
+                let mut in_place = src.clone();
+                let p = in_place.as_mut_ptr();
+                run(p, src_stride, p, src_stride);
+                let got: Vec<u64> = (0..rows)
+                    .flat_map(|j| in_place[j * src_stride..j * src_stride + width].to_vec())
+                    .collect();
+                assert_eq!(got, expected, "radix {radix} width {width} in place");
             }
         }
     }
