@@ -175,3 +175,37 @@ fn larger_shapes_match_the_reference() {
         check_case(&case).expect("matches");
     }
 }
+
+/// Message groups larger than a quarter of the L2 unit, with rows longer than a page, run tile
+/// by tile (the last tile ragged when the width is not a multiple of the tile).
+#[test]
+fn column_tiles_match_the_reference() {
+    for (log_rows, lanes, r) in [(14, 64, 1), (13, 70, 2)] {
+        let shape = Shape {
+            log_rows,
+            lanes,
+            log_inv_rate: r,
+        };
+        let config = PlanConfig {
+            l2_bytes: Some((lanes * 8) << 8),
+            wide: Some(true),
+            log_residues: Some(4),
+            ..PlanConfig::default()
+        };
+        let backend = *Backend::available().last().expect("a backend");
+        let plan = Encoder::new(pool(2), backend)
+            .with_config(config.clone())
+            .plan(shape, MessageLayout::Rows)
+            .expect("plan");
+        let first = plan.gathered.first().expect("a gathered pass");
+        assert!(first.tile_columns < lanes << first.log_residues, "{plan}");
+        let case = Case {
+            shape,
+            workers: 2,
+            config,
+            backend,
+            seed: u64::from(log_rows) << 8 | lanes as u64,
+        };
+        check_case(&case).expect("matches");
+    }
+}

@@ -178,24 +178,30 @@ impl Run<'_> {
                                 (gathered.as_ptr(), width)
                             }
                         };
-                        for block in (0..blocks).rev() {
-                            let dst = self.dst.ptr_at(((block << log_block_rows) + residue) * n);
-                            // SAFETY: the source rows are the message's (read-only here; with an
-                            // in-place message replica 0's rows of this group, written only by
-                            // this task, as block 0, last) or this task's scratch; the group's
-                            // rows in this block belong to this task; `work` is this task's.
-                            unsafe {
-                                forward_group(
-                                    self.backend,
-                                    source,
-                                    (dst, step * n),
-                                    work,
-                                    width,
-                                    geometry,
-                                    block as u64,
-                                    stream,
-                                )
-                            };
+                        // Column tiles: the lanes of a group are independent, so a tile of the
+                        // source is read once and transformed for every block while in cache.
+                        let tile = pass.tile_columns;
+                        for column in (0..width).step_by(tile) {
+                            for block in (0..blocks).rev() {
+                                let at = ((block << log_block_rows) + residue) * n + column;
+                                // SAFETY: the source rows are the message's (read-only here; with
+                                // an in-place message replica 0's rows of this group, written only
+                                // by this task, as block 0, last for each tile) or this task's
+                                // scratch; the group's rows in this block belong to this task;
+                                // `work` is this task's.
+                                unsafe {
+                                    forward_group(
+                                        self.backend,
+                                        (source.0.wrapping_add(column), source.1),
+                                        (self.dst.ptr_at(at), step * n),
+                                        work,
+                                        tile.min(width - column),
+                                        geometry,
+                                        block as u64,
+                                        stream,
+                                    )
+                                };
+                            }
                         }
                     } else {
                         let block = group / groups_per_block;

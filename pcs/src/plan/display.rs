@@ -61,9 +61,19 @@ impl fmt::Display for Plan {
         }
         let mut pass = 1;
         for g in &self.gathered {
+            let width = self.shape.lanes << g.log_residues;
+            let tiles = if g.tile_columns < width {
+                format!(
+                    ", tile by tile ({} columns, {} per tile)",
+                    g.tile_columns,
+                    bytes((g.tile_columns << g.log_group_rows) * 8)
+                )
+            } else {
+                String::new()
+            };
             let reps = if g.source.is_message() {
                 format!(
-                    ", each done in all {} blocks (block 0 last)",
+                    ", each done in all {} blocks (block 0 last){tiles}",
                     1usize << g.first_layer
                 )
             } else {

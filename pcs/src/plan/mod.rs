@@ -33,6 +33,10 @@ pub const MIN_TASK_LOG_ROWS: u32 = 6;
 pub const MIN_SPLIT_LOG_ROWS: u32 = 8;
 /// Below 2^12 rows the deep pass is not split for parallelism.
 pub const PARALLEL_FLOOR_LOG_ROWS: u32 = 12;
+/// A message group done in several blocks is cut into column tiles of at most this fraction of
+/// the L2 unit (and at least a page per row): the source tile stays in L2 while every block
+/// transforms it, beside the scratch tile, with room for the stores.
+pub const TILE_FRACTION_OF_L2: usize = 4;
 /// Bytes of a page: the run length a wide group's rows aim for.
 pub const PAGE_BYTES: usize = 4096;
 /// Budgets used when the pool reports none.
@@ -83,6 +87,10 @@ pub struct GatheredPass {
     pub groups: usize,
     /// Bytes of one group in scratch.
     pub group_bytes: usize,
+    /// Columns (words of a row) a message group transforms at a time, in every block, before the
+    /// next columns: the whole row unless the group is done in several blocks and is larger than
+    /// a quarter of the L2 unit. Then each tile of the message is read once for all blocks.
+    pub tile_columns: usize,
     pub source: Source,
 }
 
@@ -362,13 +370,23 @@ pub fn plan_for(
                 log_r -= 1;
             }
         }
+        let width = n << log_r;
+        let tile_columns = if source.is_message() && layer > 0 {
+            // Never shorter than a page per row: shorter strided runs cost a DRAM page and a
+            // TLB entry each.
+            let fit = (l2_unit_bytes / TILE_FRACTION_OF_L2 / 8) >> g;
+            (fit / 8 * 8).max(PAGE_BYTES / 8).min(width)
+        } else {
+            width
+        };
         gathered.push(GatheredPass {
             first_layer: layer,
             log_group_rows: g,
             log_residues: log_r,
             log_step,
             groups: blocks_per_group << (log_step - log_r),
-            group_bytes: (n << (g + log_r)) * 8,
+            group_bytes: (width << g) * 8,
+            tile_columns,
             source,
         });
         layer += g;
