@@ -8,7 +8,7 @@
 //! Passes are separated by the end of their graph: a deep sub-block needs every group of the
 //! gathered pass before it.
 
-use super::lanes::gather_lane_rows;
+use super::lanes::{gather_lane_rows, prefetch_lane_rows};
 use super::layers::{forward_group, forward_layers, inverse_layers};
 use super::rows::SharedRows;
 use crate::kernel;
@@ -170,8 +170,11 @@ impl Run<'_> {
                         let source = match self.msg {
                             Message::Rows(m) => (m.as_ptr().wrapping_add(residue * n), step * n),
                             Message::InPlace => (self.dst.ptr_at(residue * n).cast_const(), step * n),
-                            Message::Lanes(_) => {
+                            Message::Lanes(m) => {
+                                let msg_rows = 1 << self.msg_log_rows();
                                 for (i, row) in gathered.chunks_exact_mut(width).enumerate() {
+                                    let next = residue + (i + 1) * step;
+                                    prefetch_lane_rows(m, n, msg_rows, next, width / n);
                                     // SAFETY: a separate lane-major message: no task writes it.
                                     unsafe { self.read_message_rows(residue + i * step, row) };
                                 }
