@@ -238,32 +238,25 @@ pub(crate) unsafe fn forward_group(
         let depth = log_rows - layer - 1;
         let first_block = block << (layer - first);
         let blocks = 1usize << (layer - first);
-        // Each block of this step: in scratch and in place, a contiguous group; otherwise a
-        // strided one that reads `at` and writes `to`.
-        let run = |c: usize, tw: &[u64]| {
-            let from = at.0.wrapping_add(c * block_rows * at.1);
-            let into = to.wrapping_add(c * block_rows * to_stride);
-            if !last && from == into.cast_const() && at.1 == width {
-                // SAFETY: a contiguous block of scratch, initialised by the previous step.
-                let chunk = unsafe { core::slice::from_raw_parts_mut(into, block_rows * width) };
-                match k {
-                    3 => kernel::radix8(backend, chunk, tw.try_into().expect("7 twiddles")),
-                    2 => kernel::radix4(backend, chunk, tw.try_into().expect("3 twiddles")),
-                    _ => {
-                        let (u, v) = chunk.split_at_mut(block_rows * width / 2);
-                        kernel::radix2(backend, u, v, tw[0]);
-                    }
-                }
-            } else {
-                // SAFETY: `from` rows are readable (source or scratch), `into` rows writable
-                // (scratch, or the caller's destination rows); the backend has strided groups.
+        if !last && at == (scratch.cast_const(), width) {
+            // A middle step, in scratch and in place: the contiguous groups.
+            // SAFETY: scratch holds the group's `group_words` words, initialised by the previous
+            // step (or the source itself), and nothing else refers to it meanwhile.
+            let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
+            forward_step(backend, buf, block_rows * width, k, depth, first_block);
+        } else {
+            // The first or last step: strided groups that read `at` and write `to`.
+            let strided = |c: usize, tw: &[u64]| {
+                // SAFETY: block c's rows at `at` are readable (source or scratch) and at `to`
+                // writable (scratch, or the caller's destination rows); the backend has strided
+                // groups.
                 unsafe {
                     kernel::radix_rows(
                         backend,
                         1 << k,
-                        from,
+                        at.0.wrapping_add(c * block_rows * at.1),
                         at.1,
-                        into,
+                        to.wrapping_add(c * block_rows * to_stride),
                         to_stride,
                         block_rows >> k,
                         width,
@@ -271,28 +264,28 @@ pub(crate) unsafe fn forward_group(
                         last && stream,
                     )
                 };
-            }
-        };
-        match k {
-            3 => {
-                let mut walk = Radix8Walk::new(depth, first_block);
-                for c in 0..blocks {
-                    run(c, &walk.get());
-                    walk.advance();
+            };
+            match k {
+                3 => {
+                    let mut walk = Radix8Walk::new(depth, first_block);
+                    for c in 0..blocks {
+                        strided(c, &walk.get());
+                        walk.advance();
+                    }
                 }
-            }
-            2 => {
-                let mut walk = Radix4Walk::new(depth, first_block);
-                for c in 0..blocks {
-                    run(c, &walk.get());
-                    walk.advance();
+                2 => {
+                    let mut walk = Radix4Walk::new(depth, first_block);
+                    for c in 0..blocks {
+                        strided(c, &walk.get());
+                        walk.advance();
+                    }
                 }
-            }
-            _ => {
-                let mut walk = TwiddleWalk::for_depth(depth, first_block);
-                for c in 0..blocks {
-                    run(c, &[walk.get()]);
-                    walk.advance();
+                _ => {
+                    let mut walk = TwiddleWalk::for_depth(depth, first_block);
+                    for c in 0..blocks {
+                        strided(c, &[walk.get()]);
+                        walk.advance();
+                    }
                 }
             }
         }
