@@ -25,9 +25,9 @@ fn step_layers(left: u32) -> u32 {
     }
 }
 
-/// One forward step of `k` layers from `layer` on every layer-`layer` block of `buf`
-/// (blocks of `block_words`, the first with global index `first_block`). Each radix-8 group is
-/// ONE kernel call on a whole block (its 8 segments share 7 twiddles).
+/// One forward step of `k` layers from layer ℓ (`depth` = log_rows − ℓ − 1) on every layer-ℓ
+/// block of `buf` (blocks of `block_words`, the first with global index `first_block`). Each
+/// radix-8 group is ONE kernel call on a whole block (its 8 segments share 7 twiddles).
 fn forward_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
     match k {
         3 => {
