@@ -25,62 +25,73 @@ fn step_layers(left: u32) -> u32 {
     }
 }
 
-/// One forward step of `k` layers from layer ℓ (`depth` = log_rows − ℓ − 1) on every layer-ℓ
-/// block of `buf` (blocks of `block_words`, the first with global index `first_block`). Each
-/// radix-8 group is ONE kernel call on a whole block (its 8 segments share 7 twiddles).
-fn forward_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
+/// Calls `f(c, twiddles)` for blocks c = 0 .. `blocks` of a `k`-layer step from layer ℓ
+/// (`depth` = log_rows − ℓ − 1), block 0 having global index `first_block`: the 7, 3 or 1
+/// twiddles of its radix-8, radix-4 or radix-2 group, walked from block to block.
+fn each_block_twiddles(
+    k: u32,
+    depth: u32,
+    first_block: u64,
+    blocks: usize,
+    mut f: impl FnMut(usize, &[u64]),
+) {
     match k {
         3 => {
             let mut walk = Radix8Walk::new(depth, first_block);
-            for chunk in buf.chunks_exact_mut(block_words) {
-                kernel::radix8(backend, chunk, walk.get());
+            for c in 0..blocks {
+                f(c, &walk.get());
                 walk.advance();
             }
         }
         2 => {
             let mut walk = Radix4Walk::new(depth, first_block);
-            for chunk in buf.chunks_exact_mut(block_words) {
-                kernel::radix4(backend, chunk, walk.get());
+            for c in 0..blocks {
+                f(c, &walk.get());
                 walk.advance();
             }
         }
         _ => {
             let mut walk = TwiddleWalk::for_depth(depth, first_block);
-            for chunk in buf.chunks_exact_mut(block_words) {
-                let (u, v) = chunk.split_at_mut(block_words / 2);
-                kernel::radix2(backend, u, v, walk.get());
+            for c in 0..blocks {
+                f(c, &[walk.get()]);
                 walk.advance();
             }
         }
     }
 }
 
+/// One forward step of `k` layers from layer ℓ (`depth` = log_rows − ℓ − 1) on every layer-ℓ
+/// block of `buf` (blocks of `block_words`, the first with global index `first_block`). Each
+/// radix-8 group is ONE kernel call on a whole block (its 8 segments share 7 twiddles).
+fn forward_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
+    let blocks = buf.len() / block_words;
+    each_block_twiddles(k, depth, first_block, blocks, |c, tw| {
+        let block = &mut buf[c * block_words..(c + 1) * block_words];
+        match k {
+            3 => kernel::radix8(backend, block, tw.try_into().expect("7 twiddles")),
+            2 => kernel::radix4(backend, block, tw.try_into().expect("3 twiddles")),
+            _ => {
+                let (u, v) = block.split_at_mut(block_words / 2);
+                kernel::radix2(backend, u, v, tw[0]);
+            }
+        }
+    });
+}
+
 /// The inverse of [`forward_step`].
 fn inverse_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
-    match k {
-        3 => {
-            let mut walk = Radix8Walk::new(depth, first_block);
-            for chunk in buf.chunks_exact_mut(block_words) {
-                backend.inverse_radix8(chunk, walk.get());
-                walk.advance();
+    let blocks = buf.len() / block_words;
+    each_block_twiddles(k, depth, first_block, blocks, |c, tw| {
+        let block = &mut buf[c * block_words..(c + 1) * block_words];
+        match k {
+            3 => backend.inverse_radix8(block, tw.try_into().expect("7 twiddles")),
+            2 => backend.inverse_radix4(block, tw.try_into().expect("3 twiddles")),
+            _ => {
+                let (u, v) = block.split_at_mut(block_words / 2);
+                backend.inverse_butterfly(u, v, tw[0]);
             }
         }
-        2 => {
-            let mut walk = Radix4Walk::new(depth, first_block);
-            for chunk in buf.chunks_exact_mut(block_words) {
-                backend.inverse_radix4(chunk, walk.get());
-                walk.advance();
-            }
-        }
-        _ => {
-            let mut walk = TwiddleWalk::for_depth(depth, first_block);
-            for chunk in buf.chunks_exact_mut(block_words) {
-                let (u, v) = chunk.split_at_mut(block_words / 2);
-                backend.inverse_butterfly(u, v, walk.get());
-                walk.advance();
-            }
-        }
-    }
+    });
 }
 
 /// Forward layers `first .. end` of a 2^log_rows-row transform on `buf`.
@@ -265,29 +276,7 @@ pub(crate) unsafe fn forward_group(
                     )
                 };
             };
-            match k {
-                3 => {
-                    let mut walk = Radix8Walk::new(depth, first_block);
-                    for c in 0..blocks {
-                        strided(c, &walk.get());
-                        walk.advance();
-                    }
-                }
-                2 => {
-                    let mut walk = Radix4Walk::new(depth, first_block);
-                    for c in 0..blocks {
-                        strided(c, &walk.get());
-                        walk.advance();
-                    }
-                }
-                _ => {
-                    let mut walk = TwiddleWalk::for_depth(depth, first_block);
-                    for c in 0..blocks {
-                        strided(c, &[walk.get()]);
-                        walk.advance();
-                    }
-                }
-            }
+            each_block_twiddles(k, depth, first_block, blocks, strided);
         }
         at = (to.cast_const(), to_stride);
         layer += k;

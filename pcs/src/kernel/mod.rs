@@ -194,9 +194,13 @@ mod tests {
                 let (src_stride, dst_stride) = (width + 3, width + 9);
                 let rows = radix * seg_rows;
                 let src = words(rows * src_stride, (radix * 100 + width) as u64);
-                let mut expected: Vec<u64> = (0..rows)
-                    .flat_map(|j| src[j * src_stride..j * src_stride + width].to_vec())
-                    .collect();
+                // The block's rows, packed: row j of `buf` at `stride`.
+                let packed = |buf: &[u64], stride: usize| -> Vec<u64> {
+                    (0..rows)
+                        .flat_map(|j| buf[j * stride..j * stride + width].to_vec())
+                        .collect()
+                };
+                let mut expected = packed(&src, src_stride);
                 match radix {
                     8 => portable.radix8(&mut expected, tw),
                     4 => portable.radix4(&mut expected, [tw[0], tw[1], tw[2]]),
@@ -225,17 +229,19 @@ mod tests {
                 };
                 let mut dst = vec![0u64; rows * dst_stride];
                 run(src.as_ptr(), src_stride, dst.as_mut_ptr(), dst_stride);
-                let got: Vec<u64> = (0..rows)
-                    .flat_map(|j| dst[j * dst_stride..j * dst_stride + width].to_vec())
-                    .collect();
-                assert_eq!(got, expected, "radix {radix} width {width} out of place");
+                assert_eq!(
+                    packed(&dst, dst_stride),
+                    expected,
+                    "radix {radix} width {width} out of place"
+                );
                 let mut in_place = src.clone();
                 let p = in_place.as_mut_ptr();
                 run(p, src_stride, p, src_stride);
-                let got: Vec<u64> = (0..rows)
-                    .flat_map(|j| in_place[j * src_stride..j * src_stride + width].to_vec())
-                    .collect();
-                assert_eq!(got, expected, "radix {radix} width {width} in place");
+                assert_eq!(
+                    packed(&in_place, src_stride),
+                    expected,
+                    "radix {radix} width {width} in place"
+                );
             }
         }
     }
