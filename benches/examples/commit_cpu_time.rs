@@ -12,6 +12,7 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ntt_benches::cpu_clock::process_cpu;
 use ntt_kernels::Backend;
 use ntt_pcs::commit::Committer;
 use ntt_pcs::{Encoder, MessageLayout};
@@ -20,17 +21,6 @@ use ntt_runtime::ThreadPoolBuilder;
 const LANES: usize = 64;
 const LOG_INV_RATE: u32 = 1;
 const RUNS: usize = 15;
-
-fn process_cpu() -> Duration {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a valid, writable `timespec`; the clock id is a constant Linux supports.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
-    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
-}
 
 /// (wall, CPU) of `f`.
 fn measure<T>(f: impl FnOnce() -> T) -> ((Duration, Duration), T) {

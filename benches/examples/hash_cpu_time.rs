@@ -7,6 +7,7 @@
 //!
 //! `cargo run -p ntt-benches --release --example hash_cpu_time`
 
+use ntt_benches::cpu_clock::thread_cpu;
 use ntt_pcs::RowSink;
 use ntt_pcs::commit::StreamingHasher;
 
@@ -15,22 +16,10 @@ const LANES: usize = 64;
 const LOG_BLOCK_ROWS: u32 = 10;
 const RUNS: usize = 9;
 
-/// CPU time consumed by the calling thread, in nanoseconds.
-fn thread_cpu_nanos() -> u64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a valid, writable `timespec`; the clock id is a constant Linux supports.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
-}
-
 fn cpu_time_of(f: impl FnOnce()) -> u64 {
-    let start = thread_cpu_nanos();
+    let start = thread_cpu();
     f();
-    thread_cpu_nanos() - start
+    (thread_cpu() - start).as_nanos() as u64
 }
 
 fn main() {
