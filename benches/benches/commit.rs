@@ -20,6 +20,7 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ntt_benches::bytes::as_le_bytes;
 use ntt_kernels::Backend;
 use ntt_pcs::RowSink;
 use ntt_pcs::commit::{Committer, StreamingHasher};
@@ -30,22 +31,13 @@ const LOG_WITNESS_WORDS: u32 = 22;
 const LANES: usize = 64;
 const LOG_INV_RATE: u32 = 1;
 
-/// Seeded pseudo-random words (splitmix64).
+/// The commit bench's witness.
 fn witness() -> Vec<u64> {
-    let mut state = 0x5eed_u64;
-    (0..1usize << LOG_WITNESS_WORDS)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
+    ntt_benches::witness(LOG_WITNESS_WORDS)
 }
 
 fn bytes_of(words: &[u64]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    as_le_bytes(words).to_vec()
 }
 
 fn commit(c: &mut Criterion) {

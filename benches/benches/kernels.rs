@@ -19,6 +19,7 @@
 //! groups; the best-batch table always runs under `cargo bench`).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
+use ntt_benches::seeded_words;
 use ntt_kernels::{Backend, reference};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -35,24 +36,10 @@ const TWIDDLES: [u64; 7] = [
     0x9e37_79b9_7f4a_7c15,
 ];
 
-/// Seeded pseudo-random words (splitmix64).
-fn words(n: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
-}
-
 fn butterfly(c: &mut Criterion) {
     let mut group = c.benchmark_group("kernel/butterfly");
     group.throughput(Throughput::Elements(BUTTERFLY_WORDS as u64));
-    let data = words(2 * BUTTERFLY_WORDS, 1);
+    let data = seeded_words(2 * BUTTERFLY_WORDS, 1);
     let expected = {
         let mut d = data.clone();
         let (u, v) = d.split_at_mut(BUTTERFLY_WORDS);
@@ -84,7 +71,7 @@ fn butterfly(c: &mut Criterion) {
 fn radix8(c: &mut Criterion) {
     let mut group = c.benchmark_group("kernel/radix8");
     group.throughput(Throughput::Elements(12 * RADIX8_SEGMENT as u64));
-    let data = words(8 * RADIX8_SEGMENT, 2);
+    let data = seeded_words(8 * RADIX8_SEGMENT, 2);
     let expected = {
         let mut d = data.clone();
         Backend::portable().radix8(&mut d, TWIDDLES);
@@ -153,12 +140,12 @@ fn best_batch_table() {
     println!("{:<10} {:>10} {:>10}", "backend", "butterfly", "radix8");
     for backend in Backend::available() {
         let calls = if backend.vector_lanes() == 1 { 2 } else { 50 };
-        let mut pair = words(2 * BUTTERFLY_WORDS, 3);
+        let mut pair = seeded_words(2 * BUTTERFLY_WORDS, 3);
         let butterfly = best_batch(300, calls, BUTTERFLY_WORDS, || {
             let (u, v) = pair.split_at_mut(BUTTERFLY_WORDS);
             backend.butterfly(black_box(u), v, black_box(TWIDDLES[0]));
         });
-        let mut block = words(8 * RADIX8_SEGMENT, 4);
+        let mut block = seeded_words(8 * RADIX8_SEGMENT, 4);
         let radix8 = best_batch(300, calls, 12 * RADIX8_SEGMENT, || {
             backend.radix8(black_box(&mut block), black_box(TWIDDLES));
         });

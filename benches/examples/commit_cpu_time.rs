@@ -12,6 +12,7 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ntt_benches::bytes::as_le_bytes;
 use ntt_benches::cpu_clock::process_cpu;
 use ntt_kernels::Backend;
 use ntt_pcs::commit::Committer;
@@ -45,15 +46,7 @@ fn report(name: &str, mut runs: Vec<(Duration, Duration)>) {
 }
 
 fn main() {
-    let mut state = 0x5eed_u64;
-    let witness: Vec<u64> = (0..1usize << 22)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            state
-        })
-        .collect();
+    let witness = ntt_benches::witness(22);
     for workers in [1usize, 2] {
         let pool = Arc::new(
             ThreadPoolBuilder::new()
@@ -66,8 +59,8 @@ fn main() {
         let (commitment, prover) = committer
             .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
             .expect("commits");
-        let bytes: Vec<u8> = prover.codeword().iter().flat_map(|w| w.to_le_bytes()).collect();
-        assert_eq!(commitment.root, *blake3::hash(&bytes).as_bytes());
+        let bytes = as_le_bytes(prover.codeword());
+        assert_eq!(commitment.root, *blake3::hash(bytes).as_bytes());
         let mut kept = Some(prover);
         let (mut encode, mut reused, mut fresh, mut hash) = (vec![], vec![], vec![], vec![]);
         for _ in 0..RUNS {

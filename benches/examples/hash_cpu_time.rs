@@ -7,6 +7,7 @@
 //!
 //! `cargo run -p ntt-benches --release --example hash_cpu_time`
 
+use ntt_benches::bytes::as_le_bytes;
 use ntt_benches::cpu_clock::thread_cpu;
 use ntt_pcs::RowSink;
 use ntt_pcs::commit::StreamingHasher;
@@ -23,22 +24,14 @@ fn cpu_time_of(f: impl FnOnce()) -> u64 {
 }
 
 fn main() {
-    let mut state = 1u64;
-    let codeword: Vec<u64> = (0..LANES << LOG_ROWS)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            state
-        })
-        .collect();
-    let bytes: Vec<u8> = codeword.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let root = *blake3::hash(&bytes).as_bytes();
+    let codeword = ntt_benches::seeded_words(LANES << LOG_ROWS, 1);
+    let bytes = as_le_bytes(&codeword);
+    let root = *blake3::hash(bytes).as_bytes();
     let levels = [2u32, 4, 5, 6, 7, 9];
 
     let mut times: Vec<Vec<u64>> = vec![Vec::new(); levels.len() + 1];
     for _ in 0..RUNS {
-        times[0].push(cpu_time_of(|| assert_eq!(*blake3::hash(&bytes).as_bytes(), root)));
+        times[0].push(cpu_time_of(|| assert_eq!(*blake3::hash(bytes).as_bytes(), root)));
         for (slot, &level) in times[1..].iter_mut().zip(&levels) {
             slot.push(cpu_time_of(|| {
                 let hasher = StreamingHasher::with_piece_level(LOG_ROWS, LANES, LOG_BLOCK_ROWS, level)

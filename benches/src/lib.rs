@@ -31,4 +31,4 @@ pub use limits::Limits;
 pub use shape::BenchShape;
 pub use subspace::SubspaceTwiddles;
 pub use timing::Samples;
-pub use witness::{WITNESS_SEED, witness};
+pub use witness::{WITNESS_SEED, seeded_words, witness};

@@ -12,6 +12,13 @@ pub fn witness(log_n: u32) -> Vec<u64> {
     (0..1usize << log_n).map(|_| rng.next_u64()).collect()
 }
 
+/// `n` pseudo-random words from `seed`, for kernel and encoder benches that need several
+/// distinct inputs.
+pub fn seeded_words(n: usize, seed: u64) -> Vec<u64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| rng.next_u64()).collect()
+}
+
 /// Lane-major message (lane t is the contiguous block t) to row-major (word `row·lanes + t`).
 pub fn lanes_to_rows(lane_major: &[u64], lanes: usize) -> Vec<u64> {
     assert!(lanes > 0 && lane_major.len().is_multiple_of(lanes));

@@ -226,93 +226,54 @@ fn open_verify_round_trip_and_tampering() {
 #[test]
 fn bad_inputs_give_messages_and_exit_codes() {
     let dir = scratch("bad");
-    let missing = dir.join("missing.bin");
-    assert_clean_failure(
-        &ntt(&["commit", "--input", missing.to_str().unwrap(), "--lanes", "4"]),
-        3,
-        "cannot read",
-    );
-    let odd = dir.join("odd.bin");
-    write_witness(&odd, 4 * 8 + 1, 4);
-    assert_clean_failure(
-        &ntt(&["commit", "--input", odd.to_str().unwrap(), "--lanes", "4"]),
-        2,
-        "not a multiple of the lane count",
-    );
-    let three_rows = dir.join("three.bin");
-    write_witness(&three_rows, 4 * 3, 5);
-    assert_clean_failure(
-        &ntt(&["commit", "--input", three_rows.to_str().unwrap(), "--lanes", "4"]),
-        2,
-        "must be a power of two",
-    );
+    write_witness(&dir.join("odd.bin"), 4 * 8 + 1, 4);
+    write_witness(&dir.join("three.bin"), 4 * 3, 5);
+    write_witness(&dir.join("good.bin"), 4 * 8, 6);
     std::fs::write(dir.join("ragged.bin"), [0u8; 13]).unwrap();
-    assert_clean_failure(
-        &ntt(&[
-            "commit",
-            "--input",
-            dir.join("ragged.bin").to_str().unwrap(),
-            "--lanes",
-            "1",
-        ]),
-        2,
-        "whole number of 8-byte",
-    );
-    let proof = dir.join("p.bin");
-    std::fs::write(&proof, b"not a proof").unwrap();
-    assert_clean_failure(
-        &ntt(&[
-            "verify",
-            "--root",
-            "xyz",
-            "--lanes",
-            "4",
-            "--log-rows",
-            "3",
-            "--rows",
-            "1",
-            "--proof",
-            proof.to_str().unwrap(),
-        ]),
-        2,
-        "not a hex root",
-    );
-    let good = dir.join("good.bin");
-    write_witness(&good, 4 * 8, 6);
-    assert_clean_failure(
-        &ntt(&[
-            "open",
-            "--input",
-            good.to_str().unwrap(),
-            "--lanes",
-            "4",
-            "--log-inv-rate",
-            "1",
-            "--rows",
+    std::fs::write(dir.join("p.bin"), b"not a proof").unwrap();
+    let zero_root = "00".repeat(32);
+    // (command line with `@` for the scratch directory, exit code, a phrase the message must
+    // contain), run in order: the failed `open` must leave the bad proof for the last `verify`.
+    let cases = [
+        ("commit --input @/missing.bin --lanes 4", 3, "cannot read"),
+        (
+            "commit --input @/odd.bin --lanes 4",
+            2,
+            "not a multiple of the lane count",
+        ),
+        (
+            "commit --input @/three.bin --lanes 4",
+            2,
+            "must be a power of two",
+        ),
+        (
+            "commit --input @/ragged.bin --lanes 1",
+            2,
+            "whole number of 8-byte",
+        ),
+        (
+            "verify --root xyz --lanes 4 --log-rows 3 --rows 1 --proof @/p.bin",
+            2,
+            "not a hex root",
+        ),
+        (
+            "open --input @/good.bin --lanes 4 --log-inv-rate 1 --rows 16 --output @/p.bin",
+            2,
             "16",
-            "--output",
-            proof.to_str().unwrap(),
-        ]),
-        2,
-        "16",
-    );
-    assert_clean_failure(
-        &ntt(&[
-            "verify",
-            "--root",
-            &"00".repeat(32),
-            "--lanes",
-            "4",
-            "--log-rows",
-            "4",
-            "--rows",
-            "1",
-            "--proof",
-            proof.to_str().unwrap(),
-        ]),
-        2,
-        "malformed proof",
-    );
+        ),
+        (
+            &*format!("verify --root {zero_root} --lanes 4 --log-rows 4 --rows 1 --proof @/p.bin"),
+            2,
+            "malformed proof",
+        ),
+    ];
+    let dir = dir.to_str().unwrap();
+    for (line, code, message) in cases {
+        // Split first, then substitute, so a directory with spaces stays one argument.
+        let args: Vec<String> = line.split_whitespace().map(|a| a.replace('@', dir)).collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_clean_failure(&ntt(&args), code, message);
+    }
 }
 
 #[test]
