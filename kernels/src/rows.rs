@@ -87,6 +87,16 @@ fn forward<L: Lanes>(u: &mut L, v: &mut L, t: &L::Twiddle) {
     *v = v.xor(*u);
 }
 
+/// [`forward`], or when `ZERO` (the twiddle is known to be 0) just `v ← v + u`.
+#[inline(always)]
+fn forward_or_zero<L: Lanes, const ZERO: bool>(u: &mut L, v: &mut L, t: &L::Twiddle) {
+    if ZERO {
+        *v = v.xor(*u);
+    } else {
+        forward(u, v, t);
+    }
+}
+
 /// The inverse butterfly in registers: `v ← v + u`, `u ← u + t·v`.
 #[inline(always)]
 fn inverse<L: Lanes>(u: &mut L, v: &mut L, t: &L::Twiddle) {
@@ -145,6 +155,13 @@ unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool>(u: &mut [u64], v: &mut [
 /// The CPU has `L`'s features; `u.len() == v.len()`.
 #[inline(always)]
 pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
+    if t == 0 {
+        // The first block of a layer: `u` stays, `v ← v + u` (see [`radix8`]).
+        for (b, &a) in v.iter_mut().zip(u.iter()) {
+            *b ^= a;
+        }
+        return;
+    }
     // SAFETY: forwarded contract.
     unsafe { butterfly_rows::<L, false>(u, v, t) }
 }
@@ -184,20 +201,36 @@ macro_rules! store_rows {
 }
 
 /// The radix-4 group: four segments in registers, two layers (see [`crate::Backend::radix4`]).
+/// Twiddles 0 and 1 are zero in the first block of a step (see [`radix8`]).
 ///
 /// # Safety
 /// The CPU has `L`'s features; `block.len() % 4 == 0`.
 #[inline(always)]
 pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
+    if tw[0] == 0 && tw[1] == 0 {
+        // SAFETY: forwarded contract.
+        unsafe { radix4_group::<L, true>(block, tw) }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { radix4_group::<L, false>(block, tw) }
+    }
+}
+
+/// [`radix4`], with the products by twiddles 0 and 1 left out when `ZERO` (they are zero).
+///
+/// # Safety
+/// As for [`radix4`].
+#[inline(always)]
+unsafe fn radix4_group<L: Lanes, const ZERO: bool>(block: &mut [u64], tw: [u64; 3]) {
     let seg = block.len() / 4;
     // SAFETY: the caller vouches for the features.
     let t: [L::Twiddle; 3] = unsafe { prepare::<L, 3>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
         load_rows!(L, base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
-        forward(&mut a, &mut c, &t[0]);
-        forward(&mut b, &mut d, &t[0]);
-        forward(&mut a, &mut b, &t[1]);
+        forward_or_zero::<L, ZERO>(&mut a, &mut c, &t[0]);
+        forward_or_zero::<L, ZERO>(&mut b, &mut d, &t[0]);
+        forward_or_zero::<L, ZERO>(&mut a, &mut b, &t[1]);
         forward(&mut c, &mut d, &t[2]);
         store_rows!(base, seg, i, n => 0: a, 1: b, 2: c, 3: d);
     })
@@ -226,25 +259,44 @@ pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
 /// The radix-8 group: eight segments in registers across all twelve butterflies of three layers
 /// (see [`crate::Backend::radix8`]), so each word is loaded and stored once per three layers.
 ///
+/// In the first block of a step (global block 0) twiddles 0, 1 and 3 are zero (ŝ(0) = 0, the
+/// first block of every layer): those 7 butterflies reduce to `v ← v + u`, so that group skips
+/// 7 of its 12 products. The other blocks have no zero twiddle.
+///
 /// # Safety
 /// The CPU has `L`'s features; `block.len() % 8 == 0`.
 #[inline(always)]
 pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
+    if tw[0] == 0 && tw[1] == 0 && tw[3] == 0 {
+        // SAFETY: forwarded contract.
+        unsafe { radix8_group::<L, true>(block, tw) }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { radix8_group::<L, false>(block, tw) }
+    }
+}
+
+/// [`radix8`], with the products by twiddles 0, 1 and 3 left out when `ZERO` (they are zero).
+///
+/// # Safety
+/// As for [`radix8`].
+#[inline(always)]
+unsafe fn radix8_group<L: Lanes, const ZERO: bool>(block: &mut [u64], tw: [u64; 7]) {
     let seg = block.len() / 8;
     // SAFETY: the caller vouches for the features.
     let t: [L::Twiddle; 7] = unsafe { prepare::<L, 7>(tw) };
     let base = block.as_mut_ptr();
     for_columns!(L, seg, |i, n| {
         load_rows!(L, base, seg, i, n => 0: s0, 1: s1, 2: s2, 3: s3, 4: s4, 5: s5, 6: s6, 7: s7);
-        forward(&mut s0, &mut s4, &t[0]);
-        forward(&mut s1, &mut s5, &t[0]);
-        forward(&mut s2, &mut s6, &t[0]);
-        forward(&mut s3, &mut s7, &t[0]);
-        forward(&mut s0, &mut s2, &t[1]);
-        forward(&mut s1, &mut s3, &t[1]);
+        forward_or_zero::<L, ZERO>(&mut s0, &mut s4, &t[0]);
+        forward_or_zero::<L, ZERO>(&mut s1, &mut s5, &t[0]);
+        forward_or_zero::<L, ZERO>(&mut s2, &mut s6, &t[0]);
+        forward_or_zero::<L, ZERO>(&mut s3, &mut s7, &t[0]);
+        forward_or_zero::<L, ZERO>(&mut s0, &mut s2, &t[1]);
+        forward_or_zero::<L, ZERO>(&mut s1, &mut s3, &t[1]);
         forward(&mut s4, &mut s6, &t[2]);
         forward(&mut s5, &mut s7, &t[2]);
-        forward(&mut s0, &mut s1, &t[3]);
+        forward_or_zero::<L, ZERO>(&mut s0, &mut s1, &t[3]);
         forward(&mut s2, &mut s3, &t[4]);
         forward(&mut s4, &mut s5, &t[5]);
         forward(&mut s6, &mut s7, &t[6]);

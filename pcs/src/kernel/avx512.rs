@@ -115,32 +115,64 @@ fn butterfly_at<const R: usize>(r: &mut [__m512i; R], a: usize, b: usize, t: __m
     r[b] = v;
 }
 
+/// A butterfly whose twiddle is zero: `v ← v + u`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn zero_butterfly_at<const R: usize>(r: &mut [__m512i; R], a: usize, b: usize) {
+    r[b] = _mm512_xor_si512(r[b], r[a]);
+}
+
+/// The first butterfly of each layer of a group: a plain XOR when `ZERO` (the group is the
+/// first block of its step, whose twiddles 0, 1 and 3 are zero; see `ntt_kernels`' radix-8).
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+fn first_butterfly_at<const R: usize, const ZERO: bool>(
+    r: &mut [__m512i; R],
+    a: usize,
+    b: usize,
+    t: __m512i,
+    fold: __m512i,
+) {
+    if ZERO {
+        zero_butterfly_at(r, a, b);
+    } else {
+        butterfly_at(r, a, b, t, fold);
+    }
+}
+
 /// The butterflies of a radix-R group (R = 2, 4 or 8) on R registers, twiddles in the
 /// breadth-first order of `Backend::radix8`/`radix4`/`butterfly`: 1, 4 or 12 butterflies.
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
 #[inline]
-fn group_registers<const R: usize>(r: &mut [__m512i; R], t: &[__m512i; 7], fold: __m512i) {
+fn group_registers<const R: usize, const ZERO: bool>(r: &mut [__m512i; R], t: &[__m512i; 7], fold: __m512i) {
     match R {
-        2 => butterfly_at(r, 0, 1, t[0], fold),
+        2 => first_butterfly_at::<R, ZERO>(r, 0, 1, t[0], fold),
         4 => {
-            butterfly_at(r, 0, 2, t[0], fold);
-            butterfly_at(r, 1, 3, t[0], fold);
-            butterfly_at(r, 0, 1, t[1], fold);
+            first_butterfly_at::<R, ZERO>(r, 0, 2, t[0], fold);
+            first_butterfly_at::<R, ZERO>(r, 1, 3, t[0], fold);
+            first_butterfly_at::<R, ZERO>(r, 0, 1, t[1], fold);
             butterfly_at(r, 2, 3, t[2], fold);
         }
         _ => {
             for k in 0..4 {
-                butterfly_at(r, k, k + 4, t[0], fold);
+                first_butterfly_at::<R, ZERO>(r, k, k + 4, t[0], fold);
             }
-            butterfly_at(r, 0, 2, t[1], fold);
-            butterfly_at(r, 1, 3, t[1], fold);
+            first_butterfly_at::<R, ZERO>(r, 0, 2, t[1], fold);
+            first_butterfly_at::<R, ZERO>(r, 1, 3, t[1], fold);
             butterfly_at(r, 4, 6, t[2], fold);
             butterfly_at(r, 5, 7, t[2], fold);
-            for k in 0..4 {
+            first_butterfly_at::<R, ZERO>(r, 0, 1, t[3], fold);
+            for k in 1..4 {
                 butterfly_at(r, 2 * k, 2 * k + 1, t[3 + k], fold);
             }
         }
     }
+}
+
+/// Whether `tw` are the twiddles of a step's first block: zero wherever [`group_registers`]
+/// with `ZERO` leaves the product out (twiddle 0, and 1 and 3 where the radix has them).
+fn first_block_twiddles(tw: &[u64]) -> bool {
+    [0, 1, 3].iter().all(|&k| tw.get(k).is_none_or(|&w| w == 0))
 }
 
 /// Copies `len` words from `src` to `dst` with non-temporal stores for the 64-byte-aligned
@@ -199,6 +231,32 @@ pub(crate) unsafe fn radix_rows<const R: usize>(
     tw: &[u64],
     stream: bool,
 ) {
+    if first_block_twiddles(tw) {
+        // SAFETY: forwarded contract.
+        unsafe { strided_group::<R, true>(src, src_stride, dst, dst_stride, seg_rows, width, tw, stream) }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { strided_group::<R, false>(src, src_stride, dst, dst_stride, seg_rows, width, tw, stream) }
+    }
+}
+
+/// [`radix_rows`], the first block's products left out when `ZERO`.
+///
+/// # Safety
+/// As for [`radix_rows`].
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+#[allow(clippy::too_many_arguments)] // radix_rows' arguments, passed through unchanged
+unsafe fn strided_group<const R: usize, const ZERO: bool>(
+    src: *const u64,
+    src_stride: usize,
+    dst: *mut u64,
+    dst_stride: usize,
+    seg_rows: usize,
+    width: usize,
+    tw: &[u64],
+    stream: bool,
+) {
     debug_assert!(matches!(R, 2 | 4 | 8) && tw.len() == R - 1);
     let fold = fold_table();
     let mut t = [_mm512_setzero_si512(); 7];
@@ -234,7 +292,7 @@ pub(crate) unsafe fn radix_rows<const R: usize>(
                 // SAFETY: row k·seg_rows + r of the block, columns [i, i+8) < width (caller).
                 *reg = unsafe { load_full(s.wrapping_add(k * s_seg + i)) };
             }
-            group_registers(&mut v, &t, fold);
+            group_registers::<R, ZERO>(&mut v, &t, fold);
             for (k, reg) in v.into_iter().enumerate() {
                 let p = d.wrapping_add(k * d_seg + i);
                 if stream {
@@ -254,7 +312,7 @@ pub(crate) unsafe fn radix_rows<const R: usize>(
                 // SAFETY: the masked lanes are columns [i, width) of row k·seg_rows + r.
                 *reg = unsafe { load(s.wrapping_add(k * s_seg + i), mask) };
             }
-            group_registers(&mut v, &t, fold);
+            group_registers::<R, ZERO>(&mut v, &t, fold);
             for (k, reg) in v.into_iter().enumerate() {
                 // SAFETY: as for the loads, destination side.
                 unsafe { store(d.wrapping_add(k * d_seg + i), reg, mask) };

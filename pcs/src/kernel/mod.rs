@@ -167,11 +167,12 @@ mod tests {
     }
 
     /// Strided groups equal the portable contiguous ones on the gathered rows, out of place and
-    /// in place, for widths with and without a masked tail.
+    /// in place, for widths with and without a masked tail, with general twiddles and with a
+    /// step's first-block twiddles (0, 1 and 3 zero: the product-free path).
     #[test]
     fn strided_groups_match_the_portable_backend() {
         let portable = Backend::portable();
-        let tw = [
+        let general = [
             0x0123_4567_89ab_cdefu64,
             u64::MAX,
             1 << 63,
@@ -180,17 +181,21 @@ mod tests {
             0xF000_0000_0000_0001,
             3,
         ];
+        let first_block = [0, 0, 1 << 63, 0, 7, 0xF000_0000_0000_0001, 3];
         for backend in Backend::available()
             .into_iter()
             .filter(|&b| has_strided_groups(b))
         {
-            for (radix, width, seg_rows) in [
-                (2usize, 8usize, 3usize),
-                (4, 13, 2),
-                (8, 64, 2),
-                (8, 5, 1),
-                (2, 70, 1),
-            ] {
+            for (tw, (radix, width, seg_rows)) in [general, first_block].into_iter().flat_map(|tw| {
+                [
+                    (2usize, 8usize, 3usize),
+                    (4, 13, 2),
+                    (8, 64, 2),
+                    (8, 5, 1),
+                    (2, 70, 1),
+                ]
+                .map(|shape| (tw, shape))
+            }) {
                 let (src_stride, dst_stride) = (width + 3, width + 9);
                 let rows = radix * seg_rows;
                 let src = words(rows * src_stride, (radix * 100 + width) as u64);
@@ -232,7 +237,7 @@ mod tests {
                 assert_eq!(
                     packed(&dst, dst_stride),
                     expected,
-                    "radix {radix} width {width} out of place"
+                    "radix {radix} width {width} tw {tw:x?} out of place"
                 );
                 let mut in_place = src.clone();
                 let p = in_place.as_mut_ptr();
@@ -240,7 +245,7 @@ mod tests {
                 assert_eq!(
                     packed(&in_place, src_stride),
                     expected,
-                    "radix {radix} width {width} in place"
+                    "radix {radix} width {width} tw {tw:x?} in place"
                 );
             }
         }
