@@ -20,6 +20,8 @@ pub const TABLE_ROWS: usize = 63;
 #[derive(Debug)]
 pub struct SubspaceTable {
     rows: Vec<Vec<u64>>,
+    /// `prefix[i][k]` = row i's entries 0..=k added up: the steps of a [`TwiddleWalk`].
+    prefix: Vec<Vec<u64>>,
 }
 
 /// The process-wide table, built on first use (a few thousand field multiplies).
@@ -40,14 +42,25 @@ impl SubspaceTable {
             rows.push(next);
         }
         // Normalise only after every row is built (each row by its own entry 0).
-        let rows = rows
+        let rows: Vec<Vec<u64>> = rows
             .into_iter()
             .map(|row| {
                 let inv = inverse(row[0]);
                 row.into_iter().map(|x| (x * inv).0).collect()
             })
             .collect();
-        Self { rows }
+        let prefix = rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .scan(0, |acc, &x| {
+                        *acc ^= x;
+                        Some(*acc)
+                    })
+                    .collect()
+            })
+            .collect();
+        Self { rows, prefix }
     }
 
     /// Row `depth`: ŝ_depth(β_depth), ŝ_depth(β_{depth+1}), ….
@@ -89,34 +102,36 @@ pub fn inverse(a: Gf64) -> Gf64 {
 
 /// Twiddles of consecutive blocks with one addition per step.
 ///
-/// Going from block b to b + 1 clears the trailing ones of b and sets the next bit, so the
-/// twiddle changes by Σ_{j ≤ trailing_ones(b)} coeffs[j]; `steps` holds those prefix sums.
+/// Walks Σ_j bit_j(b)·c_j with c_j = row_depth[offset + j]. Going from block b to b + 1 clears
+/// the trailing ones of b and sets the next bit, so the twiddle changes by Σ_{j ≤ k} c_j with
+/// k = trailing_ones(b): a difference of two of the table's prefix sums, so starting a walk
+/// costs no more than its first twiddle.
 #[derive(Clone, Debug)]
 pub struct TwiddleWalk {
     current: u64,
     block: u64,
-    steps: [u64; 64],
+    /// The table's prefix sums of row `depth` from entry `offset` on.
+    prefix: &'static [u64],
+    /// The prefix sum just before `offset` (entries `0..offset`), cancelled from each step.
+    before: u64,
 }
 
 impl TwiddleWalk {
-    /// Walks Σ_j bit_j(b)·coeffs[j] from block `first` on.
-    pub fn new(coeffs: &[u64], first: u64) -> Self {
-        let mut steps = [0u64; 64];
-        let mut acc = 0;
-        for (step, &c) in steps.iter_mut().zip(coeffs) {
-            acc ^= c;
-            *step = acc;
-        }
+    /// Walks Σ_j bit_j(b)·row_depth[offset + j] from block `first` on (`offset ≥ 1`).
+    fn over(depth: u32, offset: usize, first: u64) -> Self {
+        let t = table();
+        let prefix = &t.prefix[depth as usize];
         Self {
-            current: sum_bits(coeffs, first),
+            current: sum_bits(&t.row(depth)[offset..], first),
             block: first,
-            steps,
+            prefix: &prefix[offset..],
+            before: prefix[offset - 1],
         }
     }
 
     /// The walk of `twiddle(depth, b)` (row `depth`, offset 1) from block `first`.
     pub fn for_depth(depth: u32, first: u64) -> Self {
-        Self::new(&table().row(depth)[1..], first)
+        Self::over(depth, 1, first)
     }
 
     /// The twiddle of the current block.
@@ -128,7 +143,10 @@ impl TwiddleWalk {
     /// Moves to the next block.
     #[inline]
     pub fn advance(&mut self) {
-        self.current ^= self.steps[self.block.trailing_ones() as usize & 63];
+        // A block past the row's last coefficient has no twiddle; the walk never goes there
+        // (a domain of 2^L rows has at most 2^(L−depth−1) blocks per layer).
+        let k = self.block.trailing_ones() as usize;
+        self.current ^= self.prefix.get(k).map_or(0, |p| p ^ self.before);
         self.block += 1;
     }
 }
@@ -152,10 +170,10 @@ impl Radix8Walk {
         let mid = t.row(depth - 1);
         let low = t.row(depth - 2);
         Self {
-            top: TwiddleWalk::new(&t.row(depth)[1..], first),
+            top: TwiddleWalk::over(depth, 1, first),
             // T(depth−1, 2b) = Σ bit_j(b)·mid[2 + j]: block 2b's bits are b's shifted up by one.
-            mid: TwiddleWalk::new(&mid[2..], first),
-            low: TwiddleWalk::new(&low[3..], first),
+            mid: TwiddleWalk::over(depth - 1, 2, first),
+            low: TwiddleWalk::over(depth - 2, 3, first),
             mid_odd: mid[1],
             low_1: low[1],
             low_2: low[2],
@@ -199,8 +217,8 @@ impl Radix4Walk {
         let t = table();
         let mid = t.row(depth - 1);
         Self {
-            top: TwiddleWalk::new(&t.row(depth)[1..], first),
-            mid: TwiddleWalk::new(&mid[2..], first),
+            top: TwiddleWalk::over(depth, 1, first),
+            mid: TwiddleWalk::over(depth - 1, 2, first),
             mid_odd: mid[1],
         }
     }
