@@ -93,6 +93,31 @@ fn plans_follow_the_budgets() {
     );
 }
 
+/// Among placements with as few radix steps, the gathered pass gets a full radix-8 step: with a
+/// 2 MiB unit (12 layers of 64 lanes), 2^14 rows run 3 + 10 rather than 1 + 12 or 2 + 11, and
+/// 2^15 rows 3 + 11 rather than 2 + 12; where a pass already has 3 layers (2^16: 3 + 12) or more
+/// (2^17: 4 + 12) the deep pass keeps the whole unit.
+#[test]
+fn the_gathered_pass_gets_a_full_radix_step() {
+    let b = budgets(1, 2 << 20, 300 << 20);
+    for (log_rows, gathered, deep) in [(14, 3, 10), (15, 3, 11), (16, 3, 12), (17, 4, 12)] {
+        let shape = Shape {
+            log_rows,
+            lanes: 64,
+            log_inv_rate: 1,
+        };
+        let p = plan_in_place(shape, 1, &b, Backend::detect(), &PlanConfig::default());
+        let split: Vec<u32> = p.gathered.iter().map(|g| g.log_group_rows).collect();
+        assert_eq!(split, [gathered], "{p}");
+        assert_eq!(
+            p.deep.as_ref().map(|d| log_rows - d.first_layer),
+            Some(deep),
+            "{p}"
+        );
+        assert_eq!(p.sweeps(), 2, "{p}");
+    }
+}
+
 #[test]
 fn forced_values_override_the_topology() {
     let backend = Backend::detect();

@@ -304,8 +304,13 @@ pub fn plan_for(
 
     // Gathered passes: as few as the L2 unit allows (each is a sweep). Within that number of
     // sweeps, the layers are placed so that as many as possible run as radix-8 steps: a pass of
-    // g layers runs ⌈g/3⌉ steps over its cached unit, so 9 + 9 beats 7 + 11.
+    // g layers runs ⌈g/3⌉ steps over its cached unit, so 9 + 9 beats 7 + 11. Among placements
+    // with as few steps, the first whose gathered passes all have a full radix-8 step (3 layers
+    // or more): a gathered pass streams the buffer from memory whatever it computes, so giving
+    // it 3 layers rather than 1 or 2 moves work off the cache-bound deep pass for free (and
+    // leaves the deep sub-block room in L2).
     let passes = (min_deep_start - start).div_ceil(log_fit_l2);
+    let full_steps = |split: &[u32]| split.iter().all(|&g| g >= 3);
     let mut best: Option<(u32, u32, Vec<u32>)> = None;
     if passes > 0 {
         let last = (start + passes * log_fit_l2).min(log_d - 1);
@@ -314,7 +319,10 @@ pub fn plan_for(
                 continue;
             };
             let cost = cost + (log_d - deep_start).div_ceil(3);
-            if best.as_ref().is_none_or(|b| cost < b.0) {
+            let better = |b: &(u32, u32, Vec<u32>)| {
+                cost < b.0 || (cost == b.0 && !full_steps(&b.2) && full_steps(&split))
+            };
+            if best.as_ref().is_none_or(better) {
                 best = Some((cost, deep_start, split));
             }
         }
