@@ -22,7 +22,7 @@ pub const LENGTHS: [usize; 23] = [
 ];
 
 /// Word offsets of the sub-slice inside its buffer: aligned and misaligned for every vector width.
-pub const OFFSETS: [usize; 3] = [0, 1, 3];
+pub const OFFSETS: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
 
 pub fn rng(seed: u64) -> StdRng {
     StdRng::seed_from_u64(seed)

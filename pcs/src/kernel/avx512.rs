@@ -263,9 +263,13 @@ unsafe fn strided_group<const R: usize, const ZERO: bool>(
     for (reg, &w) in t.iter_mut().zip(tw) {
         *reg = _mm512_set1_epi64(w as i64);
     }
-    let full = width - width % 8;
-    // Streaming needs every full column 64-byte aligned: the first row and the row stride.
-    let stream = stream && (dst as usize).is_multiple_of(64) && (dst_stride * 8).is_multiple_of(64);
+    // Full columns start where the destination rows reach a cache-line boundary (a partial,
+    // masked column before them): a 64-byte store across two lines costs both. With a row
+    // stride of whole lines every row shares row 0's alignment.
+    let head = dst.align_offset(64).min(width);
+    let full = head + (width - head) / 8 * 8;
+    // Streaming needs every full column 64-byte aligned: the row stride keeps row 0's.
+    let stream = stream && (dst_stride * 8).is_multiple_of(64);
     for r in 0..seg_rows {
         let s = src.wrapping_add(r * src_stride);
         let d = dst.wrapping_add(r * dst_stride);
@@ -285,7 +289,11 @@ unsafe fn strided_group<const R: usize, const ZERO: bool>(
                 }
             }
         }
-        let mut i = 0;
+        if head > 0 {
+            // SAFETY: columns [0, head) of the block's rows, valid (caller).
+            unsafe { masked_column::<R, ZERO>((s, s_seg), (d, d_seg), 0, head, &t, fold) };
+        }
+        let mut i = head;
         while i < full {
             let mut v = [_mm512_setzero_si512(); R];
             for (k, reg) in v.iter_mut().enumerate() {
@@ -306,17 +314,37 @@ unsafe fn strided_group<const R: usize, const ZERO: bool>(
             i += 8;
         }
         if i < width {
-            let mask = tail_mask(width - i);
-            let mut v = [_mm512_setzero_si512(); R];
-            for (k, reg) in v.iter_mut().enumerate() {
-                // SAFETY: the masked lanes are columns [i, width) of row k·seg_rows + r.
-                *reg = unsafe { load(s.wrapping_add(k * s_seg + i), mask) };
-            }
-            group_registers::<R, ZERO>(&mut v, &t, fold);
-            for (k, reg) in v.into_iter().enumerate() {
-                // SAFETY: as for the loads, destination side.
-                unsafe { store(d.wrapping_add(k * d_seg + i), reg, mask) };
-            }
+            // SAFETY: columns [i, width) of the block's rows, valid (caller).
+            unsafe { masked_column::<R, ZERO>((s, s_seg), (d, d_seg), i, width - i, &t, fold) };
         }
+    }
+}
+
+/// One column of `n < 8` words at word `i` of a strided group's rows (row k at `src + k·s_seg`
+/// and `dst + k·d_seg`), through masked loads and stores.
+///
+/// # Safety
+/// AVX-512F/BW and VPCLMULQDQ; words `i .. i + n` of every row are valid for reads (source) and
+/// writes (destination).
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+unsafe fn masked_column<const R: usize, const ZERO: bool>(
+    (src, s_seg): (*const u64, usize),
+    (dst, d_seg): (*mut u64, usize),
+    i: usize,
+    n: usize,
+    t: &[__m512i; 7],
+    fold: __m512i,
+) {
+    let mask = tail_mask(n);
+    let mut v = [_mm512_setzero_si512(); R];
+    for (k, reg) in v.iter_mut().enumerate() {
+        // SAFETY: the masked lanes are words [i, i + n) of row k (caller).
+        *reg = unsafe { load(src.wrapping_add(k * s_seg + i), mask) };
+    }
+    group_registers::<R, ZERO>(&mut v, t, fold);
+    for (k, reg) in v.into_iter().enumerate() {
+        // SAFETY: as for the loads, destination side.
+        unsafe { store(dst.wrapping_add(k * d_seg + i), reg, mask) };
     }
 }

@@ -232,13 +232,17 @@ mod tests {
                         )
                     }
                 };
-                let mut dst = vec![0u64; rows * dst_stride];
-                run(src.as_ptr(), src_stride, dst.as_mut_ptr(), dst_stride);
-                assert_eq!(
-                    packed(&dst, dst_stride),
-                    expected,
-                    "radix {radix} width {width} tw {tw:x?} out of place"
-                );
+                // Destinations starting at every word of a cache line (the kernel aligns its
+                // full columns to the destination).
+                for skew in 0..8 {
+                    let mut dst = vec![0u64; rows * dst_stride + skew];
+                    run(src.as_ptr(), src_stride, dst[skew..].as_mut_ptr(), dst_stride);
+                    assert_eq!(
+                        packed(&dst[skew..], dst_stride),
+                        expected,
+                        "radix {radix} width {width} tw {tw:x?} skew {skew} out of place"
+                    );
+                }
                 let mut in_place = src.clone();
                 let p = in_place.as_mut_ptr();
                 run(p, src_stride, p, src_stride);
