@@ -258,23 +258,18 @@ pub(crate) unsafe fn forward_group(
         } else {
             // The first or last step: strided groups that read `at` and write `to`.
             let strided = |c: usize, tw: &[u64]| {
+                let rows = kernel::StridedRows {
+                    src: at.0.wrapping_add(c * block_rows * at.1),
+                    src_stride: at.1,
+                    dst: to.wrapping_add(c * block_rows * to_stride),
+                    dst_stride: to_stride,
+                    seg_rows: block_rows >> k,
+                    width,
+                };
                 // SAFETY: block c's rows at `at` are readable (source or scratch) and at `to`
                 // writable (scratch, or the caller's destination rows); the backend has strided
                 // groups.
-                unsafe {
-                    kernel::radix_rows(
-                        backend,
-                        1 << k,
-                        at.0.wrapping_add(c * block_rows * at.1),
-                        at.1,
-                        to.wrapping_add(c * block_rows * to_stride),
-                        to_stride,
-                        block_rows >> k,
-                        width,
-                        tw,
-                        last && stream,
-                    )
-                };
+                unsafe { kernel::radix_rows(backend, 1 << k, rows, tw, last && stream) };
             };
             each_block_twiddles(k, depth, first_block, blocks, strided);
         }

@@ -19,6 +19,7 @@
 //! The R rows of a radix-R group stay in registers across its butterflies; twiddles are
 //! broadcast once per block.
 
+use super::StridedRows;
 use core::arch::x86_64::*;
 
 /// `FOLD[n] = g(n ^ n>>1 ^ n>>3)` with g(s) = s ^ s<<1 ^ s<<3 ^ s<<4 (carry-less s·0x1B).
@@ -208,35 +209,23 @@ pub(crate) fn fence() {
 /// Rows up to this many words (4 KiB) are prefetched one row ahead by [`radix_rows`].
 const SHORT_ROW_WORDS: usize = 512;
 
-/// A radix-R group (R = 2, 4 or 8 rows in registers, `tw` its R − 1 twiddles) over rows that
-/// need not be contiguous: row j of the block (j < R·seg_rows, `width` words each) is read at
-/// `src + j·src_stride` and written at `dst + j·dst_stride`; segment k is rows
-/// k·seg_rows .. (k+1)·seg_rows. This fuses a gathered group's gather into its first step and its
-/// scatter into its last (with non-temporal stores when `stream` and the destination rows are
-/// 64-byte aligned).
+/// A radix-R group (R = 2, 4 or 8 rows in registers, `tw` its R − 1 twiddles) over a block of
+/// rows that need not be contiguous (`StridedRows`). This fuses a gathered group's gather into
+/// its first step and its scatter into its last (with non-temporal stores when `stream`; the
+/// full columns start at the destination rows' cache-line boundary).
 ///
 /// # Safety
 /// The CPU has AVX-512F, AVX-512BW and VPCLMULQDQ; every source row is valid for reads and every
 /// destination row for writes; a destination row overlaps no other row of the call except its
 /// own source row (in-place is allowed).
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
-#[allow(clippy::too_many_arguments)] // a strided block is two pointer/stride pairs and a shape
-pub(crate) unsafe fn radix_rows<const R: usize>(
-    src: *const u64,
-    src_stride: usize,
-    dst: *mut u64,
-    dst_stride: usize,
-    seg_rows: usize,
-    width: usize,
-    tw: &[u64],
-    stream: bool,
-) {
+pub(crate) unsafe fn radix_rows<const R: usize>(rows: StridedRows, tw: &[u64], stream: bool) {
     if first_block_twiddles(tw) {
         // SAFETY: forwarded contract.
-        unsafe { strided_group::<R, true>(src, src_stride, dst, dst_stride, seg_rows, width, tw, stream) }
+        unsafe { strided_group::<R, true>(rows, tw, stream) }
     } else {
         // SAFETY: forwarded contract.
-        unsafe { strided_group::<R, false>(src, src_stride, dst, dst_stride, seg_rows, width, tw, stream) }
+        unsafe { strided_group::<R, false>(rows, tw, stream) }
     }
 }
 
@@ -246,17 +235,15 @@ pub(crate) unsafe fn radix_rows<const R: usize>(
 /// As for [`radix_rows`].
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
 #[inline]
-#[allow(clippy::too_many_arguments)] // radix_rows' arguments, passed through unchanged
-unsafe fn strided_group<const R: usize, const ZERO: bool>(
-    src: *const u64,
-    src_stride: usize,
-    dst: *mut u64,
-    dst_stride: usize,
-    seg_rows: usize,
-    width: usize,
-    tw: &[u64],
-    stream: bool,
-) {
+unsafe fn strided_group<const R: usize, const ZERO: bool>(rows: StridedRows, tw: &[u64], stream: bool) {
+    let StridedRows {
+        src,
+        src_stride,
+        dst,
+        dst_stride,
+        seg_rows,
+        width,
+    } = rows;
     debug_assert!(matches!(R, 2 | 4 | 8) && tw.len() == R - 1);
     let fold = fold_table();
     let mut t = [_mm512_setzero_si512(); 7];

@@ -39,6 +39,19 @@ pub(crate) fn has_strided_groups(backend: Backend) -> bool {
     cfg!(target_arch = "x86_64") && backend.kind() == BackendKind::Avx512
 }
 
+/// A block of rows that need not be contiguous: row j (j < R·seg_rows for a radix-R group,
+/// `width` words each) is read at `src + j·src_stride` and written at `dst + j·dst_stride`;
+/// segment k is rows k·seg_rows .. (k+1)·seg_rows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StridedRows {
+    pub src: *const u64,
+    pub src_stride: usize,
+    pub dst: *mut u64,
+    pub dst_stride: usize,
+    pub seg_rows: usize,
+    pub width: usize,
+}
+
 /// A radix-`radix` group (2, 4 or 8 rows in registers, `tw` its `radix − 1` twiddles) over
 /// strided rows (see `avx512::radix_rows`); only for backends where [`has_strided_groups`]
 /// holds.
@@ -46,42 +59,24 @@ pub(crate) fn has_strided_groups(backend: Backend) -> bool {
 /// # Safety
 /// As for `avx512::radix_rows`, and `has_strided_groups(backend)`.
 #[inline]
-#[allow(clippy::too_many_arguments)] // a strided block is two pointer/stride pairs and a shape
-pub(crate) unsafe fn radix_rows(
-    backend: Backend,
-    radix: usize,
-    src: *const u64,
-    src_stride: usize,
-    dst: *mut u64,
-    dst_stride: usize,
-    seg_rows: usize,
-    width: usize,
-    tw: &[u64],
-    stream: bool,
-) {
+pub(crate) unsafe fn radix_rows(backend: Backend, radix: usize, rows: StridedRows, tw: &[u64], stream: bool) {
     debug_assert!(has_strided_groups(backend));
     assert!(
         matches!(radix, 2 | 4 | 8) && tw.len() == radix - 1,
         "a radix-2/4/8 group with its twiddles"
     );
     #[cfg(target_arch = "x86_64")]
-    {
-        use avx512::radix_rows as rows;
-        let (s, ss, d, ds, seg, w, st) = (src, src_stride, dst, dst_stride, seg_rows, width, stream);
-        match radix {
-            // SAFETY: `has_strided_groups` means an Avx512 backend, which proves the features;
-            // the rows are valid (caller).
-            8 => unsafe { rows::<8>(s, ss, d, ds, seg, w, tw, st) },
-            // SAFETY: as above.
-            4 => unsafe { rows::<4>(s, ss, d, ds, seg, w, tw, st) },
-            // SAFETY: as above.
-            _ => unsafe { rows::<2>(s, ss, d, ds, seg, w, tw, st) },
-        }
+    match radix {
+        // SAFETY: `has_strided_groups` means an Avx512 backend, which proves the features; the
+        // rows are valid (caller).
+        8 => unsafe { avx512::radix_rows::<8>(rows, tw, stream) },
+        // SAFETY: as above.
+        4 => unsafe { avx512::radix_rows::<4>(rows, tw, stream) },
+        // SAFETY: as above.
+        _ => unsafe { avx512::radix_rows::<2>(rows, tw, stream) },
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (
-        backend, radix, src, src_stride, dst, dst_stride, seg_rows, width, tw, stream,
-    );
+    let _ = (backend, radix, rows, tw, stream);
 }
 
 /// Writes `src` to `len` words at `dst`, with non-temporal stores when `stream` and the backend
@@ -214,23 +209,18 @@ mod tests {
                         portable.butterfly(u, v, tw[0]);
                     }
                 }
-                let run = |s: *const u64, ss: usize, d: *mut u64, ds: usize| {
+                let run = |src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize| {
+                    let rows = StridedRows {
+                        src,
+                        src_stride,
+                        dst,
+                        dst_stride,
+                        seg_rows,
+                        width,
+                    };
                     // SAFETY: every row index < rows at both strides lies inside its buffer; the
                     // backend has strided groups (filtered above).
-                    unsafe {
-                        radix_rows(
-                            backend,
-                            radix,
-                            s,
-                            ss,
-                            d,
-                            ds,
-                            seg_rows,
-                            width,
-                            &tw[..radix - 1],
-                            false,
-                        )
-                    }
+                    unsafe { radix_rows(backend, radix, rows, &tw[..radix - 1], false) }
                 };
                 // Destinations starting at every word of a cache line (the kernel aligns its
                 // full columns to the destination).
