@@ -137,13 +137,18 @@ pub(crate) unsafe fn mul_row<L: Lanes>(row: &mut [u64], t: u64) {
     })
 }
 
-/// One butterfly per column of a row pair, inverse when `INVERSE`. (A const flag rather than a
-/// function argument: an `Fn` call shim would not inherit the entry point's features.)
+/// One butterfly per column of a row pair, inverse when `INVERSE`; a forward one without the
+/// product when `ZERO` (the twiddle is 0). (Const flags rather than function arguments: an `Fn`
+/// call shim would not inherit the entry point's features.)
 ///
 /// # Safety
 /// The CPU has `L`'s features; `u.len() == v.len()`.
 #[inline(always)]
-unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool>(u: &mut [u64], v: &mut [u64], t: u64) {
+unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool, const ZERO: bool>(
+    u: &mut [u64],
+    v: &mut [u64],
+    t: u64,
+) {
     debug_assert_eq!(u.len(), v.len());
     // SAFETY: the caller vouches for the features.
     let t = unsafe { L::twiddle(t) };
@@ -156,7 +161,7 @@ unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool>(u: &mut [u64], v: &mut [
         if INVERSE {
             inverse(&mut a, &mut b, &t);
         } else {
-            forward(&mut a, &mut b, &t);
+            forward_or_zero::<L, ZERO>(&mut a, &mut b, &t);
         }
         // SAFETY: `i + n <= u.len()`.
         unsafe { store(a, pu.wrapping_add(i), n) };
@@ -173,13 +178,12 @@ unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool>(u: &mut [u64], v: &mut [
 pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
     if t == 0 {
         // The first block of a layer: `u` stays, `v ← v + u` (see [`radix8`]).
-        for (b, &a) in v.iter_mut().zip(u.iter()) {
-            *b ^= a;
-        }
-        return;
+        // SAFETY: forwarded contract.
+        unsafe { butterfly_rows::<L, false, true>(u, v, t) }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { butterfly_rows::<L, false, false>(u, v, t) }
     }
-    // SAFETY: forwarded contract.
-    unsafe { butterfly_rows::<L, false>(u, v, t) }
 }
 
 /// Inverse butterflies over a row pair.
@@ -189,7 +193,7 @@ pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
 #[inline(always)]
 pub(crate) unsafe fn inverse_butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
     // SAFETY: forwarded contract.
-    unsafe { butterfly_rows::<L, true>(u, v, t) }
+    unsafe { butterfly_rows::<L, true, false>(u, v, t) }
 }
 
 /// Loads column `$i` (`$n` words) of segment `k` (of `$seg` words from `$base`) into `$s` for
