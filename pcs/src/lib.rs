@@ -10,6 +10,9 @@ pub mod sink;
 pub mod twiddle;
 pub mod wisdom;
 
+#[cfg(test)]
+mod test_words;
+
 pub use commit::{
     CommitError, CommitTimings, Commitment, Committer, OpenError, Opening, ProofDecodeError, ProverData,
     VerifyError, verify,

@@ -282,18 +282,7 @@ pub(crate) unsafe fn forward_group(
 mod tests {
     use super::*;
     use crate::reference::forward_oracle;
-
-    fn words(len: usize, seed: u64) -> Vec<u64> {
-        let mut x = seed | 1;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            })
-            .collect()
-    }
+    use crate::test_words::words;
 
     /// Units larger than L1 take the depth-first split (leftover steps of 1 and 2 layers at the
     /// top included); every sub-block of every shape must match the layer-by-layer oracle, and

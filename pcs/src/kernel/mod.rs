@@ -109,24 +109,7 @@ pub(crate) fn stream_fence(backend: Backend, stream: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn words(n: usize, seed: u64) -> Vec<u64> {
-        let mut x = seed | 1;
-        (0..n)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                // Mix in the edge values the reduction must get right.
-                match i % 11 {
-                    0 => u64::MAX,
-                    1 => 1 << 63,
-                    2 => 0xF000_0000_0000_0000,
-                    _ => x,
-                }
-            })
-            .collect()
-    }
+    use crate::test_words::words;
 
     #[test]
     fn groups_match_the_portable_backend() {
