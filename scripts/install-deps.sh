@@ -13,4 +13,6 @@ if [ "${#need[@]}" -gt 0 ]; then
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need[@]}" pkg-config
 fi
-command -v cargo >/dev/null 2>&1 || { echo "cargo (rustup) is required" >&2; exit 1; }
+# The pinned Rust toolchain with rustfmt and clippy (and any extra targets or nightly components
+# passed through, see install-rust.sh).
+bash "$(dirname "$0")/install-rust.sh" "$@"

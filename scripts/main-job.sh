@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cargo build --release -q -p ntt-cli
+# Build progress on stderr: a first build takes a few minutes.
+cargo build --release -p ntt-cli
 ./target/release/ntt topology
 ./target/release/ntt commit

@@ -3,6 +3,7 @@
 # component: `rustup component add miri --toolchain nightly`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --nightly miri rust-src
 # crossbeam-epoch (under crossbeam-deque) casts integers to pointers, which Stacked Borrows
 # rejects inside crossbeam itself; Tree Borrows with permissive provenance checks our code and
 # accepts crossbeam's. crossbeam-epoch also leaves its deferred frees (deque buffers, epoch
