@@ -16,6 +16,10 @@ pub enum CliError {
     #[error("cannot start the worker pool: {0}")]
     Pool(#[from] ntt_runtime::BuildError),
     #[error(transparent)]
+    Shape(#[from] ntt_pcs::ShapeError),
+    #[error("cannot allocate {0} bytes")]
+    Allocation(u64),
+    #[error(transparent)]
     Encode(#[from] ntt_pcs::EncodeError),
     #[error(transparent)]
     Commit(#[from] ntt_pcs::CommitError),
@@ -34,7 +38,12 @@ impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
             Self::Verify(_) => 1,
-            Self::Read { .. } | Self::Write { .. } | Self::Pool(_) | Self::Json(_) => 3,
+            Self::Read { .. }
+            | Self::Write { .. }
+            | Self::Pool(_)
+            | Self::Json(_)
+            | Self::Allocation(_)
+            | Self::Commit(ntt_pcs::CommitError::Allocation { .. }) => 3,
             _ => 2,
         }
     }

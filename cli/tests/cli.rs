@@ -239,7 +239,7 @@ fn bad_inputs_give_messages_and_exit_codes() {
         (
             "commit --input @/odd.bin --lanes 4",
             2,
-            "not a multiple of the lane count",
+            "not a whole number of rows",
         ),
         (
             "commit --input @/three.bin --lanes 4",
@@ -262,6 +262,41 @@ fn bad_inputs_give_messages_and_exit_codes() {
             "16",
         ),
         (
+            "commit --input @/good.bin --lanes 4 --log-inv-rate 5",
+            2,
+            "--allow-large-expansion",
+        ),
+        (
+            "commit --input @/good.bin --lanes 4 --log-inv-rate 4294967295",
+            2,
+            "log inverse rate 4294967295",
+        ),
+        (
+            "commit --input @/good.bin --lanes 4 --log-inv-rate 4294967295 --allow-large-expansion",
+            2,
+            "more than 2^62 bytes",
+        ),
+        (
+            "commit --input @/good.bin --lanes 4 --log-inv-rate 50 --allow-large-expansion",
+            2,
+            "of memory, more than",
+        ),
+        (
+            "open --input @/good.bin --lanes 4 --log-inv-rate 50 --allow-large-expansion --rows 1 --output @/p.bin",
+            2,
+            "of memory, more than",
+        ),
+        (
+            "encode --input @/good.bin --lanes 4 --log-inv-rate 50 --allow-large-expansion --output @/c.bin",
+            2,
+            "of memory, more than",
+        ),
+        (
+            "tune --log-n 40 --threads 1 --out @/tuned",
+            2,
+            "of memory, more than",
+        ),
+        (
             &*format!("verify --root {zero_root} --lanes 4 --log-rows 4 --rows 1 --proof @/p.bin"),
             2,
             "malformed proof",
@@ -274,6 +309,10 @@ fn bad_inputs_give_messages_and_exit_codes() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         assert_clean_failure(&ntt(&args), code, message);
     }
+    assert!(
+        !Path::new(dir).join("c.bin").exists(),
+        "a refused encode writes nothing"
+    );
 }
 
 #[test]

@@ -4,6 +4,8 @@ use crate::args::{EngineArgs, WitnessArgs};
 use crate::error::CliError;
 use crate::{engine, input};
 use clap::Args;
+use ntt_pcs::Shape;
+use ntt_pcs::shape::memory;
 use std::mem::MaybeUninit;
 use std::path::PathBuf;
 
@@ -23,14 +25,14 @@ pub struct EncodeArgs {
 pub fn run(args: EncodeArgs) -> Result<(), CliError> {
     let w = &args.witness;
     let witness = input::read_words(&w.input)?;
-    input::log_message_rows(witness.len(), w.lanes)?;
-    let words = witness
-        .len()
-        .checked_shl(w.log_inv_rate)
-        .filter(|&n| n >> w.log_inv_rate == witness.len())
-        .ok_or_else(|| CliError::Input(format!("--log-inv-rate {} is too large", w.log_inv_rate)))?;
+    let shape = Shape::of_witness(witness.len(), w.lanes, w.log_inv_rate, w.expansion.expansion())?;
+    memory::ensure_available("the codeword", shape.codeword_bytes())?;
     let encoder = engine::encoder(args.engine.threads)?;
-    let mut codeword: Vec<MaybeUninit<u64>> = Vec::with_capacity(words);
+    let words = shape.codeword_words();
+    let mut codeword: Vec<MaybeUninit<u64>> = Vec::new();
+    codeword
+        .try_reserve_exact(words)
+        .map_err(|_| CliError::Allocation(shape.codeword_bytes()))?;
     codeword.resize(words, MaybeUninit::uninit());
     encoder.encode(
         &witness,

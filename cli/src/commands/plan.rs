@@ -1,10 +1,10 @@
 //! `ntt plan`: explain the plan the engine would run for a shape.
 
-use crate::args::{EngineArgs, Layout};
+use crate::args::{EngineArgs, ExpansionArgs, Layout};
 use crate::engine;
 use crate::error::CliError;
 use clap::Args;
-use ntt_pcs::Shape;
+use ntt_pcs::{Expansion, Shape};
 
 /// Flags of `ntt plan`.
 #[derive(Debug, Args)]
@@ -25,36 +25,43 @@ pub struct PlanArgs {
     #[arg(long, value_enum, default_value_t = Layout::Lanes)]
     layout: Layout,
     #[command(flatten)]
+    expansion: ExpansionArgs,
+    #[command(flatten)]
     engine: EngineArgs,
     /// Print the plan as JSON.
     #[arg(long)]
     json: bool,
 }
 
-/// The codeword shape of a `2^log_n`-word witness in `lanes` lanes.
-pub fn shape_for(log_n: u32, lanes: usize, log_inv_rate: u32) -> Result<Shape, CliError> {
+/// The codeword shape of a `2^log_n`-word witness in `lanes` lanes (the library's limits).
+pub fn shape_for(
+    log_n: u32,
+    lanes: usize,
+    log_inv_rate: u32,
+    expansion: Expansion,
+) -> Result<Shape, CliError> {
     if !lanes.is_power_of_two() || lanes.trailing_zeros() > log_n {
         return Err(CliError::Input(format!(
             "--lanes {lanes} must be a power of two no larger than 2^{log_n} so that the rows come out whole"
         )));
     }
-    let log_rows = log_n - lanes.trailing_zeros() + log_inv_rate;
-    if log_rows > 40 {
-        return Err(CliError::Input(format!(
-            "2^{log_rows} codeword rows is beyond any machine"
-        )));
-    }
-    Ok(Shape {
-        log_rows,
+    Ok(Shape::for_message(
+        log_n - lanes.trailing_zeros(),
         lanes,
         log_inv_rate,
-    })
+        expansion,
+    )?)
 }
 
 pub fn run(args: PlanArgs) -> Result<(), CliError> {
-    let shape = shape_for(args.log_n, args.lanes, args.log_inv_rate)?;
+    let shape = shape_for(
+        args.log_n,
+        args.lanes,
+        args.log_inv_rate,
+        args.expansion.expansion(),
+    )?;
     let engine = engine::engine(args.engine.threads)?;
-    let plan = engine.encoder.plan(shape, args.layout.into())?;
+    let plan = engine.encoder.plan(shape, args.layout.into());
     if args.json {
         let mut value = serde_json::to_value(&plan)?;
         if let Some(object) = value.as_object_mut() {
