@@ -116,8 +116,12 @@ impl<'a> Job<'a> {
 /// The topology-derived plan against the prior art's constants on one shape, at 1 and 2
 /// workers, after checking that both give the same codeword.
 fn compare_plans(c: &mut Criterion, title: &str, input: Input, shape: Shape, samples: usize, secs: u64) {
-    let msg = seeded_words(shape.message_words(), shape.log_rows.into());
-    let mut group = c.benchmark_group(format!("ntt/{title}/log_rows={}x{}", shape.log_rows, shape.lanes));
+    let msg = seeded_words(shape.message_words(), shape.log_rows().into());
+    let mut group = c.benchmark_group(format!(
+        "ntt/{title}/log_rows={}x{}",
+        shape.log_rows(),
+        shape.lanes()
+    ));
     group
         .sample_size(samples)
         .measurement_time(Duration::from_secs(secs));
