@@ -63,7 +63,7 @@ fn commit(c: &mut Criterion) {
             .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
             .expect("commits");
         assert_eq!(
-            commitment.root,
+            commitment.root(),
             *blake3::hash(&bytes_of(prover.codeword())).as_bytes(),
             "root is BLAKE3"
         );

@@ -60,7 +60,7 @@ fn main() {
             .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
             .expect("commits");
         let bytes = as_le_bytes(prover.codeword());
-        assert_eq!(commitment.root, *blake3::hash(bytes).as_bytes());
+        assert_eq!(commitment.root(), *blake3::hash(bytes).as_bytes());
         let mut kept = Some(prover);
         let (mut encode, mut reused, mut fresh, mut hash) = (vec![], vec![], vec![], vec![]);
         for _ in 0..RUNS {

@@ -71,7 +71,7 @@ fn vector_roots() {
                     want,
                     "2^{log_rows} × {lanes}, {workers} workers, {config:?}"
                 );
-                assert_eq!((commitment.log_rows, commitment.lanes), (log_rows, lanes));
+                assert_eq!((commitment.log_rows(), commitment.lanes()), (log_rows, lanes));
                 let rows = [0, (1 << log_rows) - 1, 1 % (1 << log_rows)];
                 verify(&commitment, &rows, &prover.open(&rows).expect("opens")).expect("verifies");
             }
@@ -112,7 +112,7 @@ fn random_shapes_plans_workers_and_backends_give_blake3_of_the_codeword() {
                         let (commitment, prover) = committer
                             .commit(&witness, layout, lanes, log_inv_rate)
                             .expect(&what);
-                        assert_eq!(commitment.root, blake3_of(prover.codeword()), "{what}");
+                        assert_eq!(commitment.root(), blake3_of(prover.codeword()), "{what}");
                         let mut plain = vec![std::mem::MaybeUninit::new(0u64); prover.codeword().len()];
                         encoder
                             .encode(&witness, layout, &mut plain, lanes, log_inv_rate, None)
@@ -125,7 +125,7 @@ fn random_shapes_plans_workers_and_backends_give_blake3_of_the_codeword() {
                             "{what}: codeword differs from the encode without a sink"
                         );
                         if layout == MessageLayout::Lanes {
-                            roots.push(commitment.root);
+                            roots.push(commitment.root());
                         }
                         let timings = prover.timings();
                         assert!(
@@ -156,7 +156,7 @@ fn reused_buffers_give_the_same_commitment() {
     let (third, prover) = committer
         .commit_reusing(&other, MessageLayout::Lanes, 5, 2, prover)
         .expect("commits");
-    assert_eq!(third.root, blake3_of(prover.codeword()));
+    assert_eq!(third.root(), blake3_of(prover.codeword()));
 }
 
 #[test]
@@ -229,7 +229,7 @@ fn every_stored_level_gives_the_same_root_and_proofs() {
         let (commitment, prover) = committer
             .commit(&witness, MessageLayout::Lanes, 17, 1)
             .expect("commits");
-        assert_eq!(commitment.root, blake3_of(prover.codeword()), "level {level}");
+        assert_eq!(commitment.root(), blake3_of(prover.codeword()), "level {level}");
         assert!(
             prover.tree_bytes() <= previous_tree_bytes,
             "coarser levels keep less"

@@ -3,6 +3,7 @@
 use ntt_pcs::commit::{
     Commitment, OpenError, Opening, ProofDecodeError, ProverData, VerifyError, commit_codeword, verify,
 };
+use ntt_pcs::shape::{CodewordShape, CodewordShapeError};
 use proptest::prelude::*;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
@@ -14,7 +15,7 @@ fn committed(rng: &mut ChaCha8Rng, log_rows: u32, lanes: usize) -> (Commitment, 
 }
 
 fn row(prover: &ProverData, r: usize) -> Vec<u64> {
-    let lanes = prover.commitment().lanes;
+    let lanes = prover.commitment().lanes();
     prover.codeword()[r * lanes..][..lanes].to_vec()
 }
 
@@ -102,23 +103,23 @@ fn every_bit_flip_in_the_root_the_shape_or_the_indices_is_rejected() {
         let opening = prover.open(&rows).expect("in range");
         verify(&commitment, &rows, &opening).expect("honest opening verifies");
         for bit in 0..256 {
-            let mut forged = commitment;
-            forged.root[bit / 8] ^= 1 << (bit % 8);
+            let mut root = commitment.root();
+            root[bit / 8] ^= 1 << (bit % 8);
+            let forged = Commitment::new(root, commitment.shape());
             assert_eq!(verify(&forged, &rows, &opening), Err(VerifyError::RootMismatch));
         }
         for bit in 0..32 {
-            let forged = Commitment {
-                log_rows: commitment.log_rows ^ (1 << bit),
-                ..commitment
-            };
-            assert!(verify(&forged, &rows, &opening).is_err());
+            // A shape outside the limits cannot even be a commitment.
+            if let Ok(shape) = CodewordShape::new(commitment.log_rows() ^ (1 << bit), commitment.lanes()) {
+                let forged = Commitment::new(commitment.root(), shape);
+                assert!(verify(&forged, &rows, &opening).is_err());
+            }
         }
         for bit in 0..usize::BITS {
-            let forged = Commitment {
-                lanes: commitment.lanes ^ (1 << bit),
-                ..commitment
-            };
-            assert!(verify(&forged, &rows, &opening).is_err());
+            if let Ok(shape) = CodewordShape::new(commitment.log_rows(), commitment.lanes() ^ (1 << bit)) {
+                let forged = Commitment::new(commitment.root(), shape);
+                assert!(verify(&forged, &rows, &opening).is_err());
+            }
         }
         for k in 0..rows.len() {
             for bit in 0..usize::BITS {
@@ -171,21 +172,14 @@ fn bad_requests_are_clear_errors() {
         verify(&commitment, &[4], &opening),
         Err(VerifyError::RowsMismatch { .. })
     ));
-    let zero_lanes = Commitment {
-        lanes: 0,
-        ..commitment
-    };
+    // Commitments to shapes outside the limits cannot be made, so never reach the verifier.
+    assert_eq!(
+        CodewordShape::new(commitment.log_rows(), 0),
+        Err(CodewordShapeError::ZeroLanes)
+    );
     assert!(matches!(
-        verify(&zero_lanes, &[3], &opening),
-        Err(VerifyError::BadShape { .. })
-    ));
-    let huge = Commitment {
-        log_rows: 70,
-        ..commitment
-    };
-    assert!(matches!(
-        verify(&huge, &[3], &opening),
-        Err(VerifyError::BadShape { .. })
+        CodewordShape::new(70, commitment.lanes()),
+        Err(CodewordShapeError::TooLarge { .. })
     ));
     let mut other = prover.open(&[3]).expect("in range").to_bytes();
     other[0] = b'X';
@@ -264,10 +258,10 @@ fn huge_claimed_shapes_fail_fast_without_allocating() {
     let mut rng = ChaCha8Rng::seed_from_u64(17);
     let (commitment, prover) = committed(&mut rng, 3, 2);
     let lanes: u64 = 1 << 50;
-    let claimed = Commitment {
-        lanes: lanes as usize,
-        ..commitment
-    };
+    let claimed = Commitment::new(
+        commitment.root(),
+        CodewordShape::new(commitment.log_rows(), lanes as usize).expect("2^56 bytes is within the limits"),
+    );
     let honest = prover.open(&[1]).expect("in range");
     assert!(matches!(
         verify(&claimed, &[1], &honest),

@@ -118,7 +118,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     };
     let witness_bytes = (witness.len() * 8) as f64;
     let report = Report {
-        root: hex::encode(commitment.root),
+        root: hex::encode(commitment.root()),
         log_rows: shape.log_rows(),
         lanes: args.lanes,
         log_inv_rate: args.log_inv_rate,

@@ -31,8 +31,8 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
     let (commitment, data) = committer.commit(&witness, w.layout.into(), w.lanes, w.log_inv_rate)?;
     let opening = data.open(&args.rows.0)?;
     input::write_bytes(&args.output, &opening.to_bytes())?;
-    println!("root      {}", hex::encode(commitment.root));
-    println!("log-rows  {}", commitment.log_rows);
-    println!("lanes     {}", commitment.lanes);
+    println!("root      {}", hex::encode(commitment.root()));
+    println!("log-rows  {}", commitment.log_rows());
+    println!("lanes     {}", commitment.lanes());
     Ok(())
 }

@@ -3,7 +3,7 @@
 use crate::error::CliError;
 use crate::input;
 use clap::Args;
-use ntt_pcs::{Commitment, Opening};
+use ntt_pcs::{CodewordShape, Commitment, Opening, ShapeError};
 use std::path::PathBuf;
 
 /// Flags of `ntt verify`.
@@ -30,13 +30,11 @@ pub struct VerifyArgs {
 }
 
 pub fn run(args: VerifyArgs) -> Result<(), CliError> {
+    // The shape is an argument: outside the limits it is bad input, not a rejected proof.
+    let shape = CodewordShape::new(args.log_rows, args.lanes).map_err(ShapeError::from)?;
     let bytes = input::read_bytes(&args.proof)?;
     let opening = Opening::from_bytes(&bytes)?;
-    let commitment = Commitment {
-        root: args.root,
-        log_rows: args.log_rows,
-        lanes: args.lanes,
-    };
+    let commitment = Commitment::new(args.root, shape);
     let rows = ntt_pcs::verify(&commitment, &args.rows.0, &opening)?;
     println!("proof holds for {} row(s)", rows.len());
     for (index, row) in args.rows.0.iter().zip(&rows) {

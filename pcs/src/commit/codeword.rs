@@ -2,12 +2,12 @@
 
 use std::time::Instant;
 
-use super::commitment::Commitment;
 use super::committer::CommitError;
 use super::prover::{CommitTimings, ProverData};
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::shape::Shape;
 use crate::sink::RowSink;
+use ntt_verify::Commitment;
 
 /// Rows hashed per block when hashing a stored codeword: about 64 KiB.
 const BLOCK_BYTES: usize = 64 << 10;
@@ -26,8 +26,8 @@ const BLOCK_BYTES: usize = 64 << 10;
 /// let codeword: Vec<u64> = (0..3 << 10).map(|w: u64| w.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
 /// let bytes: Vec<u8> = codeword.iter().flat_map(|w| w.to_le_bytes()).collect();
 /// let (commitment, prover) = commit_codeword(codeword, 3)?;
-/// assert_eq!(commitment.root, *blake3::hash(&bytes).as_bytes());
-/// assert_eq!((commitment.log_rows, commitment.lanes), (10, 3));
+/// assert_eq!(commitment.root(), *blake3::hash(&bytes).as_bytes());
+/// assert_eq!((commitment.log_rows(), commitment.lanes()), (10, 3));
 ///
 /// let opening = prover.open(&[700, 3, 700])?;
 /// let rows = verify(&commitment, &[700, 3, 700], &opening)?;
@@ -48,11 +48,7 @@ pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, 
         }
     }
     let (root, tree) = hasher.into_tree(DEFAULT_PIECE_LEVEL)?;
-    let commitment = Commitment {
-        root,
-        log_rows,
-        lanes,
-    };
+    let commitment = Commitment::new(root, shape);
     let total = started.elapsed();
     let timings = CommitTimings {
         encode: Default::default(),

@@ -5,11 +5,11 @@ use std::time::Instant;
 use thiserror::Error;
 
 use super::buffer::reserve_codeword;
-use super::commitment::Commitment;
 use super::prover::{CommitTimings, ProverData};
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::encoder::{EncodeError, Encoder};
 use crate::shape::{Expansion, MessageLayout, Shape, ShapeError, memory};
+use ntt_verify::Commitment;
 
 /// Why a commit could not be made.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -48,11 +48,11 @@ pub enum CommitError {
 /// // 2^10 words as 8 lanes of 2^7, lane-major; rate 1/2 gives 2^8 codeword rows.
 /// let witness: Vec<u64> = (0..1u64 << 10).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
 /// let (commitment, prover) = committer.commit(&witness, MessageLayout::Lanes, 8, 1)?;
-/// assert_eq!((commitment.log_rows, commitment.lanes), (8, 8));
+/// assert_eq!((commitment.log_rows(), commitment.lanes()), (8, 8));
 ///
 /// // The root is plain BLAKE3 of the codeword bytes.
 /// let bytes: Vec<u8> = prover.codeword().iter().flat_map(|w| w.to_le_bytes()).collect();
-/// assert_eq!(commitment.root, *blake3::hash(&bytes).as_bytes());
+/// assert_eq!(commitment.root(), *blake3::hash(&bytes).as_bytes());
 ///
 /// let opening = prover.open(&[255, 0, 17])?;
 /// let rows = verify(&commitment, &[255, 0, 17], &Opening::from_bytes(&opening.to_bytes())?)?;
@@ -185,11 +185,7 @@ impl Committer {
             let _span = tracing::debug_span!("merge").entered();
             hasher.into_tree(self.stored_level)?
         };
-        let commitment = Commitment {
-            root,
-            log_rows: shape.log_rows(),
-            lanes,
-        };
+        let commitment = Commitment::new(root, shape.codeword());
         let total = started.elapsed();
         let workers = self.encoder.pool().num_workers().max(1) as u32;
         let hash = (busy / workers).min(total);

@@ -5,30 +5,24 @@
 //! while the encoder produces the rows: [`StreamingHasher`] is the encoder's [`RowSink`] and hashes
 //! each block as BLAKE3 subtrees in the task that finished it (see [`stream`] for the protocol).
 //! Openings carry the opened rows' 1 KiB chunks and the sibling chaining values up to the root;
-//! [`verify`] recomputes the root. Formats: `docs/FORMAT.md`.
+//! [`verify`] recomputes the root. The verifier's side (commitment, openings, their format,
+//! [`verify`]) is the `ntt-verify` crate, re-exported here. Formats: `docs/FORMAT.md`.
 //!
 //! [`RowSink`]: crate::RowSink
 
 mod buffer;
-mod codec;
 mod codeword;
-mod commitment;
 mod committer;
-mod error;
-mod hex_serde;
 mod node;
-mod opening;
 mod prover;
-mod shape;
 pub mod stream;
 mod tree;
-mod verify;
 
 pub use codeword::commit_codeword;
-pub use commitment::Commitment;
 pub use committer::{CommitError, Committer};
-pub use error::{ProofDecodeError, RootHexError, VerifyError};
-pub use opening::Opening;
+pub use ntt_verify::{
+    Basis, COMMITMENT_FORMAT_VERSION, Commitment, Opening, ProofDecodeError, RootHexError, VerifyError,
+    verify,
+};
 pub use prover::{CommitTimings, OpenError, ProverData};
 pub use stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
-pub use verify::verify;

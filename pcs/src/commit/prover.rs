@@ -2,10 +2,11 @@
 
 use std::time::Duration;
 
-use super::commitment::Commitment;
-use super::node::{le_bytes, subtree_cv};
-use super::opening::{ChunkSet, Opening, fold_root};
+use super::node::le_bytes;
 use super::tree::ChainingTree;
+use ntt_verify::Commitment;
+use ntt_verify::Opening;
+use ntt_verify::tree::{ChunkSet, fold_root, subtree_cv};
 
 /// Why an opening could not be made.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
@@ -85,7 +86,7 @@ impl ProverData {
     /// the last row.
     pub fn open(&self, rows: &[usize]) -> Result<Opening, OpenError> {
         let _span = tracing::debug_span!("open", rows = rows.len()).entered();
-        let n_rows = self.codeword.len() / self.commitment.lanes;
+        let n_rows = self.codeword.len() / self.commitment.lanes();
         if rows.is_empty() {
             return Err(OpenError::NoRows);
         }
@@ -94,7 +95,7 @@ impl ProverData {
         }
         let shape = *self.tree.shape();
         let bytes = le_bytes(&self.codeword);
-        let row_bytes = 8 * self.commitment.lanes as u64;
+        let row_bytes = 8 * self.commitment.lanes() as u64;
         let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64));
         let mut chunk_bytes = Vec::with_capacity(chunks.byte_len(&shape) as usize);
         let mut leaves = Vec::with_capacity(chunks.count() as usize);
@@ -115,16 +116,16 @@ impl ProverData {
             });
             debug_assert_eq!(
                 root.ok(),
-                Some(self.commitment.root),
+                Some(self.commitment.root()),
                 "stored tree disagrees with the root"
             );
         }
-        Ok(Opening {
-            log_rows: self.commitment.log_rows,
-            lanes: self.commitment.lanes as u64,
-            rows: rows.iter().map(|&r| r as u64).collect(),
-            chunks: chunk_bytes,
+        Ok(Opening::new(
+            self.commitment.log_rows(),
+            self.commitment.lanes() as u64,
+            rows.iter().map(|&r| r as u64).collect(),
+            chunk_bytes,
             siblings,
-        })
+        ))
     }
 }

@@ -42,11 +42,11 @@ use std::time::{Duration, Instant};
 use blake3::hazmat::ChainingValue;
 
 use super::committer::CommitError;
-use super::node::{AtomicCv, le_bytes, parent_cv, root_hash, subtree_cv};
-use super::shape::{CHUNK_BYTES, TreeShape};
+use super::node::{AtomicCv, le_bytes};
 use super::tree::ChainingTree;
 use crate::shape::{CodewordShape, ShapeError};
 use crate::sink::RowSink;
+use ntt_verify::tree::{CHUNK_BYTES, TreeShape, parent_cv, root_hash, subtree_cv};
 
 /// Default largest level hashed in one call, and the finest level whose chaining values are
 /// stored: 2^6 chunks = 64 KiB. A 16 KiB piece (the width of BLAKE3's AVX-512 path) leaves its 15

@@ -2,8 +2,7 @@
 
 use blake3::hazmat::ChainingValue;
 
-use super::node::subtree_cv;
-use super::shape::TreeShape;
+use ntt_verify::tree::{TreeShape, subtree_cv};
 
 /// Chaining values of every node at level `first_level` and above (root excluded); the nodes
 /// below are recomputed from the codeword when an opening needs them.

@@ -14,12 +14,13 @@
 //! A [`Shape`] can only be made by its validating constructors, so a shape in hand is within
 //! the limits and the layers below never check again.
 
-mod codeword;
 mod layout;
 pub mod memory;
 
-pub use codeword::{CodewordShape, CodewordShapeError, MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS};
 pub use layout::MessageLayout;
+/// The verifier's part of the shape (rows and lanes of a codeword) and its limits live in
+/// `ntt-verify`, so that a verifier can be built without the prover.
+pub use ntt_verify::shape::{CodewordShape, CodewordShapeError, MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -1,4 +1,6 @@
-//! The shape of the BLAKE3 tree over a codeword's bytes.
+//! The shape of the BLAKE3 tree over a codeword's bytes, and the pieces a prover shares with
+//! the verifier: chaining values of nodes, the opened chunks of some rows, and the fold from
+//! those chunks up to the root.
 //!
 //! BLAKE3 splits its input into 1 KiB chunks and builds a binary tree whose left subtrees are
 //! always complete powers of two (BLAKE3 paper, §2.1). Numbering the nodes by `(level, index)`,
@@ -16,12 +18,15 @@
 
 use blake3::CHUNK_LEN;
 
+pub use crate::node::{parent_cv, root_hash, subtree_cv};
+pub use crate::opening::{ChunkSet, fold_root};
+
 /// Bytes in one BLAKE3 chunk, as `u64`.
-pub(crate) const CHUNK_BYTES: u64 = CHUNK_LEN as u64;
+pub const CHUNK_BYTES: u64 = CHUNK_LEN as u64;
 
 /// The tree over an input of `len` bytes (`len ≥ 1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TreeShape {
+pub struct TreeShape {
     len: u64,
     chunks: u64,
     top: u32,
@@ -29,7 +34,7 @@ pub(crate) struct TreeShape {
 
 impl TreeShape {
     /// The tree over `len ≥ 1` bytes.
-    pub(crate) fn new(len: u64) -> Self {
+    pub fn new(len: u64) -> Self {
         assert!(len > 0, "BLAKE3 trees of empty inputs have no nodes");
         let chunks = len.div_ceil(CHUNK_BYTES);
         let top = chunks.next_power_of_two().trailing_zeros();
@@ -37,28 +42,28 @@ impl TreeShape {
     }
 
     /// Input length in bytes.
-    pub(crate) fn len(&self) -> u64 {
+    pub fn len(&self) -> u64 {
         self.len
     }
 
     /// Number of chunks (the last one may be short).
-    pub(crate) fn chunks(&self) -> u64 {
+    pub fn chunks(&self) -> u64 {
         self.chunks
     }
 
     /// Level of the root; 0 when the input is a single chunk.
-    pub(crate) fn top(&self) -> u32 {
+    pub fn top(&self) -> u32 {
         self.top
     }
 
     /// Number of nodes at level `h` (promoted ones included).
-    pub(crate) fn level_len(&self, h: u32) -> u64 {
+    pub fn level_len(&self, h: u32) -> u64 {
         debug_assert!(h <= self.top);
         (self.chunks + (1u64 << h) - 1) >> h
     }
 
     /// Byte range `[start, end)` of node `(h, i)`.
-    pub(crate) fn node_bytes(&self, h: u32, i: u64) -> (u64, u64) {
+    pub fn node_bytes(&self, h: u32, i: u64) -> (u64, u64) {
         let start = (i << h) * CHUNK_BYTES;
         let end = ((i + 1) << h).saturating_mul(CHUNK_BYTES).min(self.len);
         (start, end)
@@ -66,7 +71,7 @@ impl TreeShape {
 
     /// Whether node `(h, i)` (with `h ≥ 1`) has no right child, so its chaining value is its
     /// left child's.
-    pub(crate) fn is_promoted(&self, h: u32, i: u64) -> bool {
+    pub fn is_promoted(&self, h: u32, i: u64) -> bool {
         debug_assert!(h >= 1);
         2 * i + 1 >= self.level_len(h - 1)
     }

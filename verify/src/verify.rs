@@ -1,43 +1,47 @@
 //! Checking an opening against a commitment.
 
-use super::commitment::Commitment;
-use super::error::VerifyError;
-use super::node::subtree_cv;
-use super::opening::{ChunkSet, Opening, fold_root};
-use super::shape::{CHUNK_BYTES, TreeShape};
-use crate::shape::CodewordShape;
+use crate::commitment::Commitment;
+use crate::error::VerifyError;
+use crate::node::subtree_cv;
+use crate::opening::{ChunkSet, Opening, fold_root};
+use crate::tree::{CHUNK_BYTES, TreeShape};
 
 /// Checks that `opening` proves `rows` (in this order, repeats allowed) of the codeword committed
 /// to by `commitment`, and returns those rows, each as `lanes` words, in the order asked.
 ///
 /// # Errors
-/// A [`VerifyError`] saying what does not hold: a bad shape, no rows, a row out of range, an
-/// opening made for another shape or other rows, the wrong amount of proof data, or a root that
-/// does not match.
+/// A [`VerifyError`] saying what does not hold: no rows, a row out of range, an opening made
+/// for another shape or other rows, the wrong amount of proof data, or a root that does not
+/// match. The commitment's shape is valid by construction ([`CodewordShape`]).
+///
+/// The root does not bind the shape or the row indices' meaning beyond their bytes: take
+/// `log_rows` and `lanes` from parameters you trust, not from the prover.
+///
+/// A codeword of one BLAKE3 chunk (4 rows × 2 lanes = 64 bytes) is opened by its whole bytes:
 ///
 /// ```
-/// use ntt_pcs::commit::{Opening, commit_codeword, verify};
+/// use ntt_verify::{CodewordShape, Commitment, Opening, verify};
 ///
-/// let codeword: Vec<u64> = (0..3 << 10).map(|w: u64| w.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
-/// let (commitment, prover) = commit_codeword(codeword, 3)?;
-/// let opening = prover.open(&[700, 3, 700])?;
-/// let rows = verify(&commitment, &[700, 3, 700], &opening)?;
-/// assert_eq!(rows[1], prover.codeword()[9..12]);
+/// let codeword: Vec<u64> = (0..8).map(|w: u64| w.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+/// let bytes: Vec<u8> = codeword.iter().flat_map(|w| w.to_le_bytes()).collect();
+/// let commitment = Commitment::new(*blake3::hash(&bytes).as_bytes(), CodewordShape::new(2, 2)?);
+/// let opening = Opening::new(2, 2, vec![3, 1], bytes.clone(), vec![]);
+/// assert_eq!(verify(&commitment, &[3, 1], &opening)?, [&codeword[6..8], &codeword[2..4]]);
 ///
-/// let mut forged = opening.to_bytes();
-/// let last = forged.len() - 1;
-/// forged[last] ^= 1; // a bit of the last sibling chaining value
-/// assert!(verify(&commitment, &[700, 3, 700], &Opening::from_bytes(&forged)?).is_err());
+/// let mut forged = bytes;
+/// forged[9] ^= 1;
+/// assert!(verify(&commitment, &[3, 1], &Opening::new(2, 2, vec![3, 1], forged, vec![])).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// [`CodewordShape`]: crate::CodewordShape
 pub fn verify(
     commitment: &Commitment,
     rows: &[usize],
     opening: &Opening,
 ) -> Result<Vec<Vec<u64>>, VerifyError> {
-    let _span = tracing::debug_span!("verify", rows = rows.len()).entered();
-    let (log_rows, lanes) = (commitment.log_rows, commitment.lanes);
-    let codeword = CodewordShape::new(log_rows, lanes)?;
+    let codeword = commitment.shape();
+    let (log_rows, lanes) = (codeword.log_rows(), codeword.lanes());
     let (n_rows, row_bytes, len) = (codeword.rows(), codeword.row_bytes(), codeword.bytes());
     if rows.is_empty() {
         return Err(VerifyError::NoRows);
@@ -101,7 +105,7 @@ pub fn verify(
             Err(never) => match never {},
         }
     };
-    if root != commitment.root {
+    if root != commitment.root() {
         return Err(VerifyError::RootMismatch);
     }
 

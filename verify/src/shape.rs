@@ -72,7 +72,10 @@ impl CodewordShape {
     }
 
     /// As [`new`](Self::new), for a `log_rows` computed as a sum that may exceed `u32`.
-    pub(crate) fn from_wide(log_rows: u64, lanes: usize) -> Result<Self, CodewordShapeError> {
+    ///
+    /// # Errors
+    /// As for [`new`](Self::new).
+    pub fn from_wide(log_rows: u64, lanes: usize) -> Result<Self, CodewordShapeError> {
         if lanes == 0 {
             return Err(CodewordShapeError::ZeroLanes);
         }

@@ -10,9 +10,9 @@
 use blake3::hazmat::ChainingValue;
 use serde::{Deserialize, Serialize};
 
-use super::hex_serde;
-use super::node::{parent_cv, root_hash};
-use super::shape::{CHUNK_BYTES, TreeShape};
+use crate::hex_serde;
+use crate::node::{parent_cv, root_hash};
+use crate::tree::{CHUNK_BYTES, TreeShape};
 
 /// A proof that some rows belong to a committed codeword. Serializes with serde (bytes as hex)
 /// and in the compact binary format of `docs/FORMAT.md` ([`Opening::to_bytes`]).
@@ -31,6 +31,22 @@ pub struct Opening {
 }
 
 impl Opening {
+    /// An opening from its parts, as a prover makes it (see `ntt_pcs::ProverData::open`):
+    /// the codeword's shape, the rows asked, the opened chunks' bytes in increasing chunk order
+    /// and the sibling chaining values in fold order. Nothing is checked here; [`verify`] checks
+    /// everything.
+    ///
+    /// [`verify`]: crate::verify
+    pub fn new(log_rows: u32, lanes: u64, rows: Vec<u64>, chunks: Vec<u8>, siblings: Vec<[u8; 32]>) -> Self {
+        Self {
+            log_rows,
+            lanes,
+            rows,
+            chunks,
+            siblings,
+        }
+    }
+
     /// Base-2 log of the number of rows of the codeword the opening was made for.
     pub fn log_rows(&self) -> u32 {
         self.log_rows
@@ -60,7 +76,7 @@ impl Opening {
 /// The distinct chunks holding the bytes of some rows: sorted, merged runs of chunk indices, so
 /// a row of many chunks costs one run (a verifier sizes it before trusting any proof length).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ChunkSet {
+pub struct ChunkSet {
     /// Disjoint, non-adjacent `[start, end)` runs in increasing order.
     runs: Vec<(u64, u64)>,
     /// Chunks in the runs before each run.
@@ -69,7 +85,7 @@ pub(crate) struct ChunkSet {
 
 impl ChunkSet {
     /// The chunks of `rows`, each row `row_bytes ≥ 1` long (offsets must not overflow).
-    pub(crate) fn of_rows(row_bytes: u64, rows: impl IntoIterator<Item = u64>) -> Self {
+    pub fn of_rows(row_bytes: u64, rows: impl IntoIterator<Item = u64>) -> Self {
         let mut spans: Vec<(u64, u64)> = rows
             .into_iter()
             .map(|row| {
@@ -97,12 +113,12 @@ impl ChunkSet {
     }
 
     /// Number of chunks.
-    pub(crate) fn count(&self) -> u64 {
+    pub fn count(&self) -> u64 {
         self.runs.iter().map(|(a, b)| b - a).sum()
     }
 
     /// Total bytes of the chunks in a tree of this shape (only the last chunk may be short).
-    pub(crate) fn byte_len(&self, shape: &TreeShape) -> u64 {
+    pub fn byte_len(&self, shape: &TreeShape) -> u64 {
         let full = self.count() * CHUNK_BYTES;
         match self.runs.last() {
             Some(&(_, end)) if end == shape.chunks() => full - (shape.chunks() * CHUNK_BYTES - shape.len()),
@@ -111,12 +127,12 @@ impl ChunkSet {
     }
 
     /// The chunk indices in increasing order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
         self.runs.iter().flat_map(|&(a, b)| a..b)
     }
 
     /// Position of chunk `c` (which must be in the set) in increasing order.
-    pub(crate) fn position(&self, c: u64) -> u64 {
+    pub fn position(&self, c: u64) -> u64 {
         let run = self.runs.partition_point(|&(_, end)| end <= c);
         let (start, end) = self.runs[run];
         debug_assert!((start..end).contains(&c), "chunk {c} is not in the set");
@@ -127,7 +143,7 @@ impl ChunkSet {
 /// Folds the chaining values of the opened chunks (`nodes`, sorted by index, distinct) up to the
 /// root of a tree with at least two chunks. `sibling(h, i)` supplies each missing sibling, in
 /// proof order.
-pub(crate) fn fold_root<E>(
+pub fn fold_root<E>(
     shape: &TreeShape,
     mut nodes: Vec<(u64, ChainingValue)>,
     mut sibling: impl FnMut(u32, u64) -> Result<ChainingValue, E>,

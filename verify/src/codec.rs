@@ -15,8 +15,8 @@
 //!      …     32·s     sibling chaining values, fold order
 //! ```
 
-use super::error::ProofDecodeError;
-use super::opening::Opening;
+use crate::error::ProofDecodeError;
+use crate::opening::Opening;
 
 const MAGIC: [u8; 4] = *b"B3RO";
 const VERSION: u16 = 1;
@@ -53,7 +53,7 @@ impl Opening {
     /// [`ProofDecodeError`] for bad magic, an unknown version, a non-zero reserved field, a
     /// truncated input or trailing bytes. Never allocates more than the input's size.
     ///
-    /// [`verify`]: super::verify
+    /// [`verify`]: crate::verify
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofDecodeError> {
         let mut reader = Reader { bytes, at: 0 };
         let header = reader.take(HEADER_BYTES as u64)?;

@@ -6,11 +6,6 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum VerifyError {
-    /// The commitment describes no codeword within the limits (see [`CodewordShape`]).
-    ///
-    /// [`CodewordShape`]: crate::shape::CodewordShape
-    #[error("the commitment's shape is not a valid codeword: {0}")]
-    BadShape(#[from] crate::shape::CodewordShapeError),
     /// No rows were asked for.
     #[error("no rows to verify")]
     NoRows,
