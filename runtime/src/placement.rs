@@ -149,3 +149,21 @@ pub(crate) fn bind_current_thread(cpus: &[usize]) -> Result<(), String> {
         Err("pinning is implemented for Linux only".into())
     }
 }
+
+/// The CPUs a worker placed on PU `cpu` is bound to under `policy`: every PU of its core, just
+/// that PU, or none.
+pub(crate) fn pin_set(topo: &Topology, cpu: usize, policy: PinPolicy) -> Vec<usize> {
+    match policy {
+        PinPolicy::Cores => match topo.pu(cpu) {
+            Some(pu) => topo
+                .pus
+                .iter()
+                .filter(|p| p.core == pu.core)
+                .map(|p| p.os_index)
+                .collect(),
+            None => vec![cpu],
+        },
+        PinPolicy::Pus => vec![cpu],
+        PinPolicy::None => Vec::new(),
+    }
+}
