@@ -28,8 +28,8 @@ pub struct WorkerPlacement {
     pub numa_node: usize,
     /// The CPUs the worker thread is bound to (empty when not pinned or pinning failed).
     pub bound_to: Vec<usize>,
-    /// The other workers in the order this one steals from them: sharing its L2, then its L3,
-    /// then its NUMA node, then the rest.
+    /// The nearest other workers (at most 16), in the order this one steals from them: sharing
+    /// its L2, then its L3, then its NUMA node, then the rest.
     pub steal_order: Vec<usize>,
 }
 
@@ -92,22 +92,37 @@ pub(crate) fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
         .collect()
 }
 
-/// For each worker, the others in steal order: those sharing its L2, then its L3, then its
-/// NUMA node, then everyone else; ties broken by distance in worker index (so victims differ
-/// between workers and contention spreads).
+/// How many workers a steal order lists: the nearest. An idle worker probes the first few
+/// and a waker scans as many for a parked one; farther workers are reached through targeted
+/// wake-ups, so listing all of them would cost time and memory quadratic in the pool's size
+/// (a 4096-worker pool would spend seconds and hundreds of MiB on it).
+pub(crate) const STEAL_ORDER_LEN: usize = 16;
+
+/// For each worker, the nearest [`STEAL_ORDER_LEN`] others in steal order: those sharing its
+/// L2, then its L3, then its NUMA node, then everyone else; ties broken by distance in worker
+/// index (so victims differ between workers and contention spreads).
 pub(crate) fn steal_orders(topo: &Topology, cpus: &[usize]) -> Vec<Vec<usize>> {
     let n = cpus.len();
+    // A cache is identified by its first PU (caches of one level have disjoint PU sets); the
+    // keys are computed once per worker so the O(n^2) comparison below is integer work.
+    let cache_id = |cpu: usize, level: u8| topo.cache(cpu, level).and_then(|c| c.pus.first().copied());
+    let keys: Vec<(Option<usize>, Option<usize>, Option<usize>)> = cpus
+        .iter()
+        .map(|&cpu| {
+            (
+                cache_id(cpu, 2),
+                cache_id(cpu, 3),
+                topo.pu(cpu).map(|p| p.numa_node),
+            )
+        })
+        .collect();
     let distance = |a: usize, b: usize| {
-        let same = |level| match (topo.cache(cpus[a], level), topo.cache(cpus[b], level)) {
-            (Some(x), Some(y)) => x.pus == y.pus,
-            _ => false,
-        };
-        let node = |w: usize| topo.pu(cpus[w]).map(|p| p.numa_node);
-        if same(2) {
-            0
-        } else if same(3) {
+        let (ka, kb) = (keys[a], keys[b]);
+        if ka.0.is_some() && ka.0 == kb.0 {
+            0u8
+        } else if ka.1.is_some() && ka.1 == kb.1 {
             1
-        } else if node(a) == node(b) {
+        } else if ka.2 == kb.2 {
             2
         } else {
             3
@@ -115,9 +130,16 @@ pub(crate) fn steal_orders(topo: &Topology, cpus: &[usize]) -> Vec<Vec<usize>> {
     };
     (0..n)
         .map(|w| {
-            let mut victims: Vec<usize> = (0..n).filter(|&v| v != w).collect();
-            victims.sort_by_key(|&v| (distance(w, v), (v + n - w) % n));
-            victims
+            let mut victims: Vec<(u8, usize, usize)> = (0..n)
+                .filter(|&v| v != w)
+                .map(|v| (distance(w, v), (v + n - w) % n, v))
+                .collect();
+            if victims.len() > STEAL_ORDER_LEN {
+                victims.select_nth_unstable(STEAL_ORDER_LEN);
+                victims.truncate(STEAL_ORDER_LEN);
+            }
+            victims.sort_unstable();
+            victims.into_iter().map(|(_, _, v)| v).collect()
         })
         .collect()
 }

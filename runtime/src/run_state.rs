@@ -108,33 +108,54 @@ impl RunState {
         self.first_panic.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
-    /// Runs the root tasks `roots[start..end]`: pushes the upper halves for thieves, runs the
-    /// first root and its continuations, then reports the finished tasks.
+    /// Runs the root tasks `roots[start..end]` and their continuations, then reports the
+    /// finished tasks.
     ///
     /// # Safety
     /// The caller owns the root range (it came from the one job that holds it), `this` is
     /// `self`, and the run is in progress.
-    pub(crate) unsafe fn execute_roots(
-        &self,
-        this: *const RunState,
-        start: u32,
-        mut end: u32,
-        worker: &WorkerThread,
-    ) {
-        while end - start > 1 {
-            let mid = start + (end - start) / 2;
-            worker.push(RunState::roots_job(this, mid, end));
-            end = mid;
-        }
-        let first = if self.roots.is_empty() {
-            start
-        } else {
-            self.roots[start as usize]
-        };
-        // SAFETY: root `first` belongs to this range, which the caller owns.
-        let done = unsafe { self.run_chain(first, worker) };
+    pub(crate) unsafe fn execute_roots(&self, this: *const RunState, start: u32, end: u32, worker: &WorkerThread) {
+        // SAFETY: forwarded from the caller.
+        let done = unsafe { self.run_roots(this, start, end, worker) };
         // SAFETY: the caller does not touch the run after this job.
         unsafe { self.finish(done, worker) };
+    }
+
+    /// Runs the root range like a `join`: pushes the upper half for thieves, runs the lower
+    /// half, then takes the upper half back and runs it too unless it was stolen. Returns how
+    /// many tasks it ran, so the shared `remaining` counter is touched once per stolen piece
+    /// rather than once per task.
+    ///
+    /// # Safety
+    /// As for [`RunState::execute_roots`].
+    unsafe fn run_roots(&self, this: *const RunState, start: u32, end: u32, worker: &WorkerThread) -> usize {
+        if end - start == 1 {
+            let root = if self.roots.is_empty() {
+                start
+            } else {
+                self.roots[start as usize]
+            };
+            // SAFETY: root `root` belongs to this range, which the caller owns.
+            return unsafe { self.run_chain(root, worker) };
+        }
+        let mid = start + (end - start) / 2;
+        let upper = RunState::roots_job(this, mid, end);
+        worker.push(upper);
+        // SAFETY: the lower half stays ours.
+        let mut done = unsafe { self.run_roots(this, start, mid, worker) };
+        while let Some(job) = worker.pop_local() {
+            if job.same_as(&upper) {
+                // Not stolen: nobody else can reach it any more.
+                // SAFETY: we popped the only reference to the upper half.
+                done += unsafe { self.run_roots(this, mid, end, worker) };
+                break;
+            }
+            // A job pushed after ours (a ready successor, a nested split): run it first.
+            // SAFETY: a job from our deque runs once, here.
+            unsafe { job.execute(worker) };
+        }
+        // Otherwise a thief holds the upper half and reports its tasks itself.
+        done
     }
 
     /// Runs ready task `index` and its continuations, then reports the finished tasks.
