@@ -26,6 +26,8 @@
 //!   1, 3, 8, 24 lanes (rate 1/2) inline on the caller, through a 1-worker and a 2-worker pool
 //!   (the encoder's work estimate decides inline or hand-off), and through a 2-worker pool that
 //!   always hands off; 41 interleaved samples, medians and ratios to inline.
+//! - many workers (only with `NTT_BENCH_MANY_WORKERS=1`): pools of 2, 512 and 4096 workers:
+//!   build time, a 64-task `for_each` from outside (50 runs, median and p90), drop time.
 //!
 //! Run: `cargo bench -p ntt-benches --bench runtime`.
 
@@ -437,9 +439,44 @@ fn small_commits() {
     }
 }
 
+/// Pools far larger than the machine: building one, running small graphs on it (handed to
+/// the workers, never inline) and dropping it, at 2, 512 and 4096 workers.
+fn many_workers() {
+    for workers in [2usize, 512, 4096] {
+        let t0 = Instant::now();
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .expect("pool");
+        let built = t0.elapsed();
+        let mut runs = Vec::new();
+        for _ in 0..50 {
+            let count = AtomicU64::new(0);
+            let t = Instant::now();
+            pool.for_each(0..64, 1, |_, _| {
+                count.fetch_add(1, Ordering::Relaxed);
+            });
+            runs.push(t.elapsed());
+            assert_eq!(count.load(Ordering::Relaxed), 64);
+        }
+        runs.sort();
+        let t = Instant::now();
+        drop(pool);
+        println!(
+            "runtime/many_workers/{workers:<5} build {built:>9.1?}  64-task for_each median {:>9.1?} p90 {:>9.1?}  drop {:>9.1?}",
+            percentile(&runs, 0.5),
+            percentile(&runs, 0.9),
+            t.elapsed()
+        );
+    }
+}
+
 fn main() {
     if std::env::var_os("NTT_BENCH_SMALL_COMMITS").is_some() {
         small_commits();
+    }
+    if std::env::var_os("NTT_BENCH_MANY_WORKERS").is_some() {
+        many_workers();
     }
     {
         let pool = ntt_pool();
