@@ -77,12 +77,18 @@ pub(crate) fn place(topo: &Topology, workers: usize) -> Vec<usize> {
 /// Each worker's share of the L2 and L3 over its PU: the cache's size divided by the number
 /// of workers placed under it.
 pub(crate) fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
+    // Workers per PU, counted once, so a cache's sharers are a sum over its PUs (linear in the
+    // pool's size rather than quadratic).
+    let mut on_pu = std::collections::HashMap::<usize, usize>::new();
+    for &cpu in cpus {
+        *on_pu.entry(cpu).or_default() += 1;
+    }
     let share = |cpu: usize, level: u8| {
         let cache = topo
             .cache(cpu, level)
             .expect("every PU has L1d, L2 and L3 entries");
-        let sharers = cpus.iter().filter(|c| cache.pus.contains(c)).count().max(1);
-        usize::try_from(cache.size_bytes / sharers as u64).unwrap_or(usize::MAX)
+        let sharers: usize = cache.pus.iter().map(|pu| on_pu.get(pu).copied().unwrap_or(0)).sum();
+        usize::try_from(cache.size_bytes / sharers.max(1) as u64).unwrap_or(usize::MAX)
     };
     cpus.iter()
         .map(|&cpu| WorkerBudget {
@@ -130,16 +136,19 @@ pub(crate) fn steal_orders(topo: &Topology, cpus: &[usize]) -> Vec<Vec<usize>> {
     };
     (0..n)
         .map(|w| {
-            let mut victims: Vec<(u8, usize, usize)> = (0..n)
-                .filter(|&v| v != w)
-                .map(|v| (distance(w, v), (v + n - w) % n, v))
-                .collect();
-            if victims.len() > STEAL_ORDER_LEN {
-                victims.select_nth_unstable(STEAL_ORDER_LEN);
-                victims.truncate(STEAL_ORDER_LEN);
+            // Walking the others by increasing index distance fills each distance class in
+            // tie-break order, so the first `STEAL_ORDER_LEN` of each class are all we keep.
+            let mut classes: [Vec<usize>; 4] = Default::default();
+            for step in 1..n {
+                let v = (w + step) % n;
+                let class = &mut classes[distance(w, v) as usize];
+                if class.len() < STEAL_ORDER_LEN {
+                    class.push(v);
+                }
             }
-            victims.sort_unstable();
-            victims.into_iter().map(|(_, _, v)| v).collect()
+            let mut victims: Vec<usize> = classes.concat();
+            victims.truncate(STEAL_ORDER_LEN);
+            victims
         })
         .collect()
 }

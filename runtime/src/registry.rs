@@ -204,6 +204,12 @@ impl WorkerThread {
     /// Steals one job from worker `v`; passes the wake-up on if `v` has more.
     fn steal_from(&self, v: usize) -> Steal<JobRef> {
         let stealer = &self.registry.stealers[v];
+        // `steal` pins crossbeam's epoch, and every so many pins scan every thread registered
+        // with it: with thousands of workers that scan, not the probe, is what idle rounds
+        // would cost. `is_empty` reads two indices and pins nothing.
+        if stealer.is_empty() {
+            return Steal::Empty;
+        }
         let stolen = stealer.steal();
         if stolen.is_success() && !stealer.is_empty() {
             // Pushes onto a non-empty deque announce nothing, so a thief that leaves work
