@@ -257,7 +257,12 @@ impl<'s> Graph<'s> {
 }
 
 /// Kahn's algorithm on a copy of the counters: every task must become ready.
-fn check_acyclic(succ_start: &[u32], succ: &[u32], indegree: &[u32], roots: &[u32]) -> Result<(), CycleError> {
+fn check_acyclic(
+    succ_start: &[u32],
+    succ: &[u32],
+    indegree: &[u32],
+    roots: &[u32],
+) -> Result<(), CycleError> {
     let mut left = indegree.to_vec();
     let mut stack = roots.to_vec();
     let mut seen = 0usize;
@@ -347,4 +352,3 @@ impl Drop for Graph<'_> {
         });
     }
 }
-

@@ -120,4 +120,3 @@ fn split_chunks<T: Send>(
         |c| split_chunks(c, hi, (first + left, count - left), chunk_len, f, stop),
     );
 }
-

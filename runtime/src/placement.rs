@@ -87,7 +87,11 @@ pub(crate) fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
         let cache = topo
             .cache(cpu, level)
             .expect("every PU has L1d, L2 and L3 entries");
-        let sharers: usize = cache.pus.iter().map(|pu| on_pu.get(pu).copied().unwrap_or(0)).sum();
+        let sharers: usize = cache
+            .pus
+            .iter()
+            .map(|pu| on_pu.get(pu).copied().unwrap_or(0))
+            .sum();
         usize::try_from(cache.size_bytes / sharers.max(1) as u64).unwrap_or(usize::MAX)
     };
     cpus.iter()

@@ -404,7 +404,11 @@ impl ThreadPool {
     ///
     /// # Errors
     /// As for [`ThreadPool::try_run`].
-    pub fn try_run_sized<'s>(&self, work: Duration, build: impl FnOnce(&mut Graph<'s>)) -> Result<(), RunError> {
+    pub fn try_run_sized<'s>(
+        &self,
+        work: Duration,
+        build: impl FnOnce(&mut Graph<'s>),
+    ) -> Result<(), RunError> {
         self.with_work_estimate(work, || self.try_run(build))
     }
 
@@ -433,7 +437,6 @@ impl ThreadPool {
         });
         out.expect("the join task ran")
     }
-
 }
 
 impl Drop for ThreadPool {

@@ -114,7 +114,13 @@ impl RunState {
     /// # Safety
     /// The caller owns the root range (it came from the one job that holds it), `this` is
     /// `self`, and the run is in progress.
-    pub(crate) unsafe fn execute_roots(&self, this: *const RunState, start: u32, end: u32, worker: &WorkerThread) {
+    pub(crate) unsafe fn execute_roots(
+        &self,
+        this: *const RunState,
+        start: u32,
+        end: u32,
+        worker: &WorkerThread,
+    ) {
         // SAFETY: forwarded from the caller.
         let done = unsafe { self.run_roots(this, start, end, worker) };
         // SAFETY: the caller does not touch the run after this job.

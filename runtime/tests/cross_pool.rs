@@ -66,9 +66,11 @@ fn joins_and_panics_cross_pools() {
         assert_eq!((x, y), (((1, 2), 3), 4));
         let err = a
             .try_run(|g| {
-                g.add(|_| b.run(|g| {
-                    g.add(|_| panic!("in b"));
-                }));
+                g.add(|_| {
+                    b.run(|g| {
+                        g.add(|_| panic!("in b"));
+                    })
+                });
             })
             .expect_err("panic crosses back");
         assert_eq!(err.message(), Some("in b"));
@@ -128,7 +130,10 @@ fn small_graphs_run_inline_on_the_caller_and_large_ones_on_the_workers() {
         assert!(inline.iter().all(|&id| id == me), "a small graph left the caller");
         let handed_off = tasks_ran_on(&pool, Duration::from_secs(1));
         assert_eq!(handed_off.len(), 12);
-        assert!(handed_off.iter().all(|&id| id != me), "a large graph ran on the caller");
+        assert!(
+            handed_off.iter().all(|&id| id != me),
+            "a large graph ran on the caller"
+        );
         // One worker: handing off never saves time, so everything runs inline.
         let single = ntt_runtime::ThreadPoolBuilder::new()
             .num_threads(1)
@@ -168,7 +173,8 @@ fn inline_runs_report_panics_cycles_and_scratch_like_pool_runs() {
                 ctx.with_scratch(100, |outer| {
                     assert_eq!(outer.as_ptr() as usize % 64, 0);
                     outer.fill(r.start as u64);
-                    ctx.pool().for_each(0..4, 1, |_, c| c.with_scratch(200, |s| s.fill(9)));
+                    ctx.pool()
+                        .for_each(0..4, 1, |_, c| c.with_scratch(200, |s| s.fill(9)));
                     assert!(outer.iter().all(|&x| x == r.start as u64));
                 });
             });
