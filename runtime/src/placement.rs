@@ -149,6 +149,10 @@ pub(crate) fn steal_orders(topo: &Topology, cpus: &[usize]) -> Vec<Vec<usize>> {
                 if class.len() < STEAL_ORDER_LEN {
                     class.push(v);
                 }
+                if classes[0].len() == STEAL_ORDER_LEN {
+                    // The nearest class alone fills the list (typical when workers share PUs).
+                    break;
+                }
             }
             let mut victims: Vec<usize> = classes.concat();
             victims.truncate(STEAL_ORDER_LEN);
