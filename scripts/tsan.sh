@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --nightly rust-src
 RUSTFLAGS="-Zsanitizer=thread" RUSTDOCFLAGS="-Zsanitizer=thread" \
     cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu --target-dir target/tsan \
-    -p ntt-runtime --test small_graphs --test dag_order --test join --test panics --test nested
+    -p ntt-runtime --test small_graphs --test dag_order --test join --test panics --test nested \
+    --test cross_pool
 RUSTFLAGS="-Zsanitizer=thread" RUSTDOCFLAGS="-Zsanitizer=thread" \
     cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu --target-dir target/tsan \
     -p ntt-pcs --lib --test commit_encoder

@@ -22,6 +22,12 @@
 //!   median and 90th percentile.
 //! - idle CPU: after one graph has run, the process's user+system CPU time (getrusage) over one
 //!   second in which the main thread sleeps and the pool has nothing to do.
+//! - small commits (only with `NTT_BENCH_SMALL_COMMITS=1`): commits of 2^10, 2^12, 2^14 rows x
+//!   1, 3, 8, 24 lanes (rate 1/2) inline on the caller, through a 1-worker and a 2-worker pool
+//!   (the encoder's work estimate decides inline or hand-off), and through a 2-worker pool that
+//!   always hands off; 41 interleaved samples, medians and ratios to inline.
+//! - many workers (only with `NTT_BENCH_MANY_WORKERS=1`): pools of 2, 512 and 4096 workers:
+//!   build time, a 64-task `for_each` from outside (50 runs, median and p90), drop time.
 //!
 //! Run: `cargo bench -p ntt-benches --bench runtime`.
 
@@ -29,7 +35,12 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use criterion::{BenchmarkId, Criterion, Throughput};
+use ntt_kernels::Backend;
+use ntt_pcs::commit::Committer;
+use ntt_pcs::{Encoder, MessageLayout};
 use ntt_runtime::{TaskId, ThreadPool, ThreadPoolBuilder};
 use rayon::prelude::*;
 
@@ -357,7 +368,116 @@ fn idle_cpu(name: &str, kick: impl Fn()) {
     );
 }
 
+fn pool_of(workers: usize, handoff_cost: Option<Duration>) -> Arc<ThreadPool> {
+    let mut builder = ThreadPoolBuilder::new().num_threads(workers);
+    if let Some(cost) = handoff_cost {
+        builder = builder.handoff_cost(cost);
+    }
+    Arc::new(builder.build().expect("pool"))
+}
+
+/// Small commits (encode + BLAKE3 commitment, rate 1/2, lane-major witness of `2^log_rows`
+/// rows) through the pool against the same commit run inline on the calling thread. The
+/// variants are timed in turn, sample after sample, so drifting load hits them alike; medians.
+fn small_commits() {
+    const SAMPLES: usize = 41;
+    let inline_pool = pool_of(2, None);
+    let variants: Vec<(&str, Arc<ThreadPool>)> = vec![
+        ("1 worker", pool_of(1, None)),
+        ("2 workers", pool_of(2, None)),
+        ("2, hand-off", pool_of(2, Some(Duration::ZERO))),
+    ];
+    let committers: Vec<Committer> = variants
+        .iter()
+        .map(|(_, p)| Committer::new(Encoder::new(Arc::clone(p), Backend::detect())))
+        .collect();
+    let inline = Committer::new(Encoder::new(Arc::clone(&inline_pool), Backend::detect()));
+    println!(
+        "runtime/small_commit  rows x lanes: inline median, then each variant's median and ratio to inline"
+    );
+    for log_rows in [10u32, 12, 14] {
+        for lanes in [1usize, 3, 8, 24] {
+            let witness = ntt_benches::witness(log_rows).repeat(lanes);
+            let commit = |c: &Committer| {
+                let t0 = Instant::now();
+                let (commitment, _) = c
+                    .commit(&witness, MessageLayout::Lanes, lanes, 1)
+                    .expect("commit");
+                (t0.elapsed(), commitment.root)
+            };
+            let mut times = vec![Vec::with_capacity(SAMPLES); variants.len() + 1];
+            let mut root = None;
+            for _ in 0..SAMPLES {
+                let (t, r) = inline_pool.with_work_estimate(Duration::ZERO, || commit(&inline));
+                times[0].push(t);
+                assert_eq!(*root.get_or_insert(r), r);
+                for (i, c) in committers.iter().enumerate() {
+                    let (t, r) = commit(c);
+                    times[i + 1].push(t);
+                    assert_eq!(r, root.expect("set"), "roots differ");
+                }
+            }
+            let medians: Vec<Duration> = times
+                .iter_mut()
+                .map(|t| {
+                    t.sort();
+                    percentile(t, 0.5)
+                })
+                .collect();
+            let mut line = format!(
+                "runtime/small_commit  2^{log_rows:<2} x {lanes:>2}: inline {:>9.1?}",
+                medians[0]
+            );
+            for ((name, _), m) in variants.iter().zip(&medians[1..]) {
+                line += &format!(
+                    " | {name} {m:>9.1?} ({:.2}x)",
+                    m.as_secs_f64() / medians[0].as_secs_f64()
+                );
+            }
+            println!("{line}");
+        }
+    }
+}
+
+/// Pools far larger than the machine: building one, running small graphs on it (handed to
+/// the workers, never inline) and dropping it, at 2, 512 and 4096 workers.
+fn many_workers() {
+    for workers in [2usize, 512, 4096] {
+        let t0 = Instant::now();
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .expect("pool");
+        let built = t0.elapsed();
+        let mut runs = Vec::new();
+        for _ in 0..50 {
+            let count = AtomicU64::new(0);
+            let t = Instant::now();
+            pool.for_each(0..64, 1, |_, _| {
+                count.fetch_add(1, Ordering::Relaxed);
+            });
+            runs.push(t.elapsed());
+            assert_eq!(count.load(Ordering::Relaxed), 64);
+        }
+        runs.sort();
+        let t = Instant::now();
+        drop(pool);
+        println!(
+            "runtime/many_workers/{workers:<5} build {built:>9.1?}  64-task for_each median {:>9.1?} p90 {:>9.1?}  drop {:>9.1?}",
+            percentile(&runs, 0.5),
+            percentile(&runs, 0.9),
+            t.elapsed()
+        );
+    }
+}
+
 fn main() {
+    if std::env::var_os("NTT_BENCH_SMALL_COMMITS").is_some() {
+        small_commits();
+    }
+    if std::env::var_os("NTT_BENCH_MANY_WORKERS").is_some() {
+        many_workers();
+    }
     {
         let pool = ntt_pool();
         let rpool = rayon_pool(pool.num_workers());

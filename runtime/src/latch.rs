@@ -1,21 +1,29 @@
-//! Completion signals for graph runs.
+//! Completion signals for graph runs and joins.
 //!
-//! A latch is set exactly once, by the worker that finishes a graph's last task. Its owner may free
-//! it the moment it observes the set, so `set` touches the latch only up to the store (or, for the
-//! blocking kind, up to releasing the mutex) and nothing afterwards.
+//! A latch is set exactly once, by the worker that finishes a run's last task. Its owner may
+//! free it the moment it observes the set, so `set` copies what it needs to wake the owner
+//! before the store and touches nothing of the latch afterwards.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::thread::Thread;
 
 use crate::registry::Registry;
 
-/// How the owner of a graph run waits for it.
+/// How the owner of a run waits for it.
 pub(crate) enum Latch {
-    /// The owner is a worker of the pool: it keeps executing other jobs and polls the flag, and
-    /// sleeps in the pool's sleep protocol when there is nothing to do.
+    /// The owner is a worker of the pool running the job: it keeps executing other jobs and
+    /// polls the flag, and sleeps in the pool's sleep protocol when there is nothing to do.
     Worker { done: AtomicBool, owner: usize },
-    /// The owner is a thread outside the pool: it blocks on the condition variable.
-    Blocking { done: Mutex<bool>, cond: Condvar },
+    /// The owner is a worker of another pool (`registry`): it keeps executing its own pool's
+    /// jobs while it waits, so pools nested in each other (A -> B -> A) make progress.
+    Foreign {
+        done: AtomicBool,
+        owner: usize,
+        registry: Arc<Registry>,
+    },
+    /// The owner is a thread outside every pool: it parks until the setter unparks it.
+    Blocking { done: AtomicBool, thread: Thread },
 }
 
 impl Latch {
@@ -26,31 +34,39 @@ impl Latch {
         }
     }
 
+    pub(crate) fn foreign(owner: usize, registry: Arc<Registry>) -> Self {
+        Latch::Foreign {
+            done: AtomicBool::new(false),
+            owner,
+            registry,
+        }
+    }
+
+    /// A latch the calling thread waits on with [`Latch::wait_blocking`].
     pub(crate) fn blocking() -> Self {
         Latch::Blocking {
-            done: Mutex::new(false),
-            cond: Condvar::new(),
+            done: AtomicBool::new(false),
+            thread: std::thread::current(),
+        }
+    }
+
+    fn done(&self) -> &AtomicBool {
+        match self {
+            Latch::Worker { done, .. } | Latch::Foreign { done, .. } | Latch::Blocking { done, .. } => done,
         }
     }
 
     /// Whether the latch is set; an `Acquire` load, so everything the tasks wrote is visible.
     pub(crate) fn probe(&self) -> bool {
-        match self {
-            Latch::Worker { done, .. } => done.load(Ordering::Acquire),
-            Latch::Blocking { done, .. } => *done.lock().unwrap_or_else(|e| e.into_inner()),
-        }
+        self.done().load(Ordering::Acquire)
     }
 
-    /// Blocks the calling (non-worker) thread until the latch is set.
+    /// Parks the calling (owning, non-worker) thread until the latch is set.
     pub(crate) fn wait_blocking(&self) {
-        match self {
-            Latch::Worker { .. } => unreachable!("worker latches are waited on by the worker loop"),
-            Latch::Blocking { done, cond } => {
-                let mut guard = done.lock().unwrap_or_else(|e| e.into_inner());
-                while !*guard {
-                    guard = cond.wait(guard).unwrap_or_else(|e| e.into_inner());
-                }
-            }
+        debug_assert!(matches!(self, Latch::Blocking { .. }));
+        // `park` may return spuriously, and an `unpark` before it makes it return at once.
+        while !self.probe() {
+            std::thread::park();
         }
     }
 
@@ -61,7 +77,8 @@ impl Latch {
     /// owner may free the latch as soon as it sees it set. `registry` is the setter's own pool,
     /// which outlives the call independently of the latch.
     pub(crate) unsafe fn set(this: *const Latch, registry: &Registry) {
-        // SAFETY: the caller guarantees `this` is live until the set below makes it observable.
+        // SAFETY: the caller guarantees `this` is live until the store below makes it
+        // observable; everything needed afterwards is copied out before it.
         let latch = unsafe { &*this };
         match latch {
             Latch::Worker { done, owner } => {
@@ -71,13 +88,19 @@ impl Latch {
                 // `latch` may be dangling from here on; only the copied owner index is used.
                 registry.sleep.notify_worker(owner);
             }
-            Latch::Blocking { done, cond } => {
-                let mut guard = done.lock().unwrap_or_else(|e| e.into_inner());
-                *guard = true;
-                // Notified while the mutex is held: the owner cannot observe `true`, return and
-                // free the latch before this call has finished with the condition variable.
-                cond.notify_all();
-                drop(guard);
+            Latch::Foreign {
+                done,
+                owner,
+                registry: owner_registry,
+            } => {
+                let (owner, owner_registry) = (*owner, Arc::clone(owner_registry));
+                done.store(true, Ordering::SeqCst);
+                owner_registry.sleep.notify_worker(owner);
+            }
+            Latch::Blocking { done, thread } => {
+                let thread = thread.clone();
+                done.store(true, Ordering::Release);
+                thread.unpark();
             }
         }
     }

@@ -39,18 +39,20 @@ mod job;
 mod join;
 mod latch;
 mod panic;
+mod parallel;
 mod placement;
 mod pool;
 mod registry;
+mod run_state;
 mod scratch;
 mod sleep;
 mod topology;
 
 pub use context::TaskContext;
-pub use graph::{Graph, TaskId};
-pub use panic::TaskPanic;
+pub use graph::{CycleError, Graph, TaskId};
+pub use panic::{RunError, TaskPanic};
 pub use placement::{PinPolicy, WorkerPlacement};
-pub use pool::{BuildError, MAX_WORKERS, THREADS_ENV, ThreadPool, ThreadPoolBuilder};
+pub use pool::{BuildError, HANDOFF_COST, MAX_WORKERS, THREADS_ENV, ThreadPool, ThreadPoolBuilder};
 pub use scratch::SCRATCH_ALIGN;
 pub use topology::{
     Cache, DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE, NumaNode, ProcessingUnit,

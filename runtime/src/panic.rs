@@ -1,6 +1,39 @@
-//! The value a panicking task leaves behind.
+//! Why a run failed: the value a panicking task leaves behind, or a dependency cycle.
 
 use std::any::Any;
+
+use crate::graph::CycleError;
+
+/// Why [`ThreadPool::try_run`](crate::ThreadPool::try_run) did not complete a graph.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// A task panicked; tasks not yet started were skipped.
+    #[error(transparent)]
+    Panicked(#[from] TaskPanic),
+    /// The graph's dependencies form a cycle; no task ran.
+    #[error(transparent)]
+    Cycle(#[from] CycleError),
+}
+
+impl RunError {
+    /// The panic message of a task that panicked with a string (what `panic!` produces).
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            RunError::Panicked(p) => p.message(),
+            RunError::Cycle(_) => None,
+        }
+    }
+
+    /// Continues the failure on the calling thread: re-raises a task's panic with its
+    /// original payload, or panics with the cycle's description.
+    pub fn resume(self) -> ! {
+        match self {
+            RunError::Panicked(p) => std::panic::resume_unwind(p.payload),
+            RunError::Cycle(c) => panic!("{c}"),
+        }
+    }
+}
 
 /// The first panic of a graph, carried back to the caller of
 /// [`ThreadPool::try_run`](crate::ThreadPool::try_run).

@@ -28,8 +28,8 @@ pub struct WorkerPlacement {
     pub numa_node: usize,
     /// The CPUs the worker thread is bound to (empty when not pinned or pinning failed).
     pub bound_to: Vec<usize>,
-    /// The other workers in the order this one steals from them: sharing its L2, then its L3,
-    /// then its NUMA node, then the rest.
+    /// The nearest other workers (at most 16), in the order this one steals from them: sharing
+    /// its L2, then its L3, then its NUMA node, then the rest.
     pub steal_order: Vec<usize>,
 }
 
@@ -77,12 +77,22 @@ pub(crate) fn place(topo: &Topology, workers: usize) -> Vec<usize> {
 /// Each worker's share of the L2 and L3 over its PU: the cache's size divided by the number
 /// of workers placed under it.
 pub(crate) fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
+    // Workers per PU, counted once, so a cache's sharers are a sum over its PUs (linear in the
+    // pool's size rather than quadratic).
+    let mut on_pu = std::collections::HashMap::<usize, usize>::new();
+    for &cpu in cpus {
+        *on_pu.entry(cpu).or_default() += 1;
+    }
     let share = |cpu: usize, level: u8| {
         let cache = topo
             .cache(cpu, level)
             .expect("every PU has L1d, L2 and L3 entries");
-        let sharers = cpus.iter().filter(|c| cache.pus.contains(c)).count().max(1);
-        usize::try_from(cache.size_bytes / sharers as u64).unwrap_or(usize::MAX)
+        let sharers: usize = cache
+            .pus
+            .iter()
+            .map(|pu| on_pu.get(pu).copied().unwrap_or(0))
+            .sum();
+        usize::try_from(cache.size_bytes / sharers.max(1) as u64).unwrap_or(usize::MAX)
     };
     cpus.iter()
         .map(|&cpu| WorkerBudget {
@@ -92,22 +102,37 @@ pub(crate) fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
         .collect()
 }
 
-/// For each worker, the others in steal order: those sharing its L2, then its L3, then its
-/// NUMA node, then everyone else; ties broken by distance in worker index (so victims differ
-/// between workers and contention spreads).
+/// How many workers a steal order lists: the nearest. An idle worker probes the first few
+/// and a waker scans as many for a parked one; farther workers are reached through targeted
+/// wake-ups, so listing all of them would cost time and memory quadratic in the pool's size
+/// (a 4096-worker pool would spend seconds and hundreds of MiB on it).
+pub(crate) const STEAL_ORDER_LEN: usize = 16;
+
+/// For each worker, the nearest [`STEAL_ORDER_LEN`] others in steal order: those sharing its
+/// L2, then its L3, then its NUMA node, then everyone else; ties broken by distance in worker
+/// index (so victims differ between workers and contention spreads).
 pub(crate) fn steal_orders(topo: &Topology, cpus: &[usize]) -> Vec<Vec<usize>> {
     let n = cpus.len();
+    // A cache is identified by its first PU (caches of one level have disjoint PU sets); the
+    // keys are computed once per worker so the O(n^2) comparison below is integer work.
+    let cache_id = |cpu: usize, level: u8| topo.cache(cpu, level).and_then(|c| c.pus.first().copied());
+    let keys: Vec<(Option<usize>, Option<usize>, Option<usize>)> = cpus
+        .iter()
+        .map(|&cpu| {
+            (
+                cache_id(cpu, 2),
+                cache_id(cpu, 3),
+                topo.pu(cpu).map(|p| p.numa_node),
+            )
+        })
+        .collect();
     let distance = |a: usize, b: usize| {
-        let same = |level| match (topo.cache(cpus[a], level), topo.cache(cpus[b], level)) {
-            (Some(x), Some(y)) => x.pus == y.pus,
-            _ => false,
-        };
-        let node = |w: usize| topo.pu(cpus[w]).map(|p| p.numa_node);
-        if same(2) {
-            0
-        } else if same(3) {
+        let (ka, kb) = (keys[a], keys[b]);
+        if ka.0.is_some() && ka.0 == kb.0 {
+            0u8
+        } else if ka.1.is_some() && ka.1 == kb.1 {
             1
-        } else if node(a) == node(b) {
+        } else if ka.2 == kb.2 {
             2
         } else {
             3
@@ -115,8 +140,22 @@ pub(crate) fn steal_orders(topo: &Topology, cpus: &[usize]) -> Vec<Vec<usize>> {
     };
     (0..n)
         .map(|w| {
-            let mut victims: Vec<usize> = (0..n).filter(|&v| v != w).collect();
-            victims.sort_by_key(|&v| (distance(w, v), (v + n - w) % n));
+            // Walking the others by increasing index distance fills each distance class in
+            // tie-break order, so the first `STEAL_ORDER_LEN` of each class are all we keep.
+            let mut classes: [Vec<usize>; 4] = Default::default();
+            for step in 1..n {
+                let v = (w + step) % n;
+                let class = &mut classes[distance(w, v) as usize];
+                if class.len() < STEAL_ORDER_LEN {
+                    class.push(v);
+                }
+                if classes[0].len() == STEAL_ORDER_LEN {
+                    // The nearest class alone fills the list (typical when workers share PUs).
+                    break;
+                }
+            }
+            let mut victims: Vec<usize> = classes.concat();
+            victims.truncate(STEAL_ORDER_LEN);
             victims
         })
         .collect()
@@ -147,5 +186,23 @@ pub(crate) fn bind_current_thread(cpus: &[usize]) -> Result<(), String> {
     {
         let _ = cpus;
         Err("pinning is implemented for Linux only".into())
+    }
+}
+
+/// The CPUs a worker placed on PU `cpu` is bound to under `policy`: every PU of its core, just
+/// that PU, or none.
+pub(crate) fn pin_set(topo: &Topology, cpu: usize, policy: PinPolicy) -> Vec<usize> {
+    match policy {
+        PinPolicy::Cores => match topo.pu(cpu) {
+            Some(pu) => topo
+                .pus
+                .iter()
+                .filter(|p| p.core == pu.core)
+                .map(|p| p.os_index)
+                .collect(),
+            None => vec![cpu],
+        },
+        PinPolicy::Pus => vec![cpu],
+        PinPolicy::None => Vec::new(),
     }
 }

@@ -1,21 +1,35 @@
 //! The pool: building it, running graphs on it, shutting it down.
 
-use std::ops::Range;
+use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crossbeam_deque::Worker;
 
 use crate::context::TaskContext;
-use crate::graph::{Graph, RunState};
+use crate::graph::Graph;
 use crate::job::JobRef;
 use crate::latch::Latch;
-use crate::panic::TaskPanic;
+use crate::panic::{RunError, TaskPanic};
 use crate::placement::{self, PinPolicy, WorkerPlacement};
 use crate::registry::{Registry, WorkerThread};
+use crate::run_state::RunState;
+use crate::scratch::ScratchStack;
 use crate::topology::{Topology, WorkerBudget};
+
+/// What handing a graph to the workers costs the calling thread, about: waking a parked
+/// worker and, at the end, being woken (two wake-ups of 15-60 µs on the machines measured in
+/// `docs/PERFORMANCE.md`). Graphs whose work saves less than this run inline when their
+/// caller says how big they are ([`ThreadPool::with_work_estimate`]).
+pub const HANDOFF_COST: Duration = Duration::from_micros(60);
+
+thread_local! {
+    /// The scratch buffers of this thread's guest context, kept between inline runs so they
+    /// are not allocated (and page-faulted) again for every small graph.
+    static GUEST_SCRATCH: Cell<Option<ScratchStack>> = const { Cell::new(None) };
+}
 
 /// Most workers a pool may have; far beyond any machine the engine targets, and small enough
 /// that a typo in `NTT_THREADS` is an error rather than an attempt to spawn millions of threads.
@@ -50,6 +64,7 @@ pub struct ThreadPoolBuilder {
     thread_name: Option<NameFn>,
     stack_size: Option<usize>,
     topology: Option<Topology>,
+    handoff_cost: Option<Duration>,
 }
 
 impl core::fmt::Debug for ThreadPoolBuilder {
@@ -96,6 +111,14 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// What handing a graph to the workers is taken to cost when deciding whether a graph of
+    /// estimated size runs inline ([`ThreadPool::runs_inline`]); default [`HANDOFF_COST`].
+    /// `Duration::ZERO` never runs graphs inline.
+    pub fn handoff_cost(mut self, cost: Duration) -> Self {
+        self.handoff_cost = Some(cost);
+        self
+    }
+
     /// Uses `topology` instead of detecting it (tests, or a topology read once and shared).
     pub fn topology(mut self, topology: Topology) -> Self {
         self.topology = Some(topology);
@@ -134,23 +157,17 @@ impl ThreadPoolBuilder {
                     cpu,
                     core: pu.core,
                     numa_node: pu.numa_node,
-                    bound_to: match pin {
-                        PinPolicy::Cores => topology
-                            .pus
-                            .iter()
-                            .filter(|p| p.core == pu.core)
-                            .map(|p| p.os_index)
-                            .collect(),
-                        PinPolicy::Pus => vec![cpu],
-                        PinPolicy::None => Vec::new(),
-                    },
+                    bound_to: placement::pin_set(&topology, cpu, pin),
                     steal_order,
                 }
             })
             .collect();
 
         let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
-        let registry = Arc::new(Registry::new(deques.iter().map(Worker::stealer).collect()));
+        let registry = Arc::new(Registry::new(
+            deques.iter().map(Worker::stealer).collect(),
+            placements.iter().map(|p| p.steal_order.clone()).collect(),
+        ));
         let (started_tx, started_rx) = mpsc::channel::<(usize, Result<(), String>)>();
         let mut handles = Vec::with_capacity(n);
         for (index, deque) in deques.into_iter().enumerate() {
@@ -202,6 +219,7 @@ impl ThreadPoolBuilder {
             ));
         }
         Ok(ThreadPool {
+            handoff_cost: self.handoff_cost.unwrap_or(HANDOFF_COST),
             registry,
             handles,
             budgets,
@@ -248,6 +266,7 @@ pub struct ThreadPool {
     topology: Topology,
     pin: PinPolicy,
     warnings: Vec<String>,
+    handoff_cost: Duration,
 }
 
 impl core::fmt::Debug for ThreadPool {
@@ -294,52 +313,103 @@ impl ThreadPool {
     /// Builds a graph with `build` and runs it to completion; re-raises the first task panic.
     ///
     /// Tasks may borrow anything that outlives the call. May be called from inside a task
-    /// (nested run): the calling worker executes other tasks while it waits.
+    /// (nested run): the calling worker executes other tasks while it waits. Called from a
+    /// worker of another pool, that worker keeps running its own pool's tasks while it waits.
     ///
     /// # Panics
     /// Re-raises the first panic of a task (after every other task has finished or been
-    /// skipped), and panics if the graph has a dependency cycle (before running any task).
+    /// skipped), and panics with the [`CycleError`] message if the graph has a dependency
+    /// cycle (before running any task).
     pub fn run<'s>(&self, build: impl FnOnce(&mut Graph<'s>)) {
-        if let Err(p) = self.try_run(build) {
-            std::panic::resume_unwind(p.payload);
+        if let Err(e) = self.try_run(build) {
+            e.resume();
         }
     }
 
-    /// Like [`ThreadPool::run`], returning the first task panic as an error.
+    /// Like [`ThreadPool::run`], returning the failure instead of panicking.
     ///
     /// # Errors
-    /// The payload of the first task that panicked; a dependency cycle is reported the same
-    /// way, with a `String` payload that says so, before any task runs.
-    pub fn try_run<'s>(&self, build: impl FnOnce(&mut Graph<'s>)) -> Result<(), TaskPanic> {
+    /// [`RunError::Panicked`] with the payload of the first task that panicked;
+    /// [`RunError::Cycle`] when the dependencies form a cycle (no task runs then).
+    pub fn try_run<'s>(&self, build: impl FnOnce(&mut Graph<'s>)) -> Result<(), RunError> {
         let mut graph = Graph::new();
         build(&mut graph);
         if graph.is_empty() {
             return Ok(());
         }
-        WorkerThread::with_current(&self.registry, |worker| {
-            let latch = worker.map_or_else(Latch::blocking, |w| Latch::for_worker(w.index));
-            let state = graph.plan(self, latch).map_err(|msg| TaskPanic {
-                payload: Box::new(msg),
-            })?;
+        let schedule = graph.schedule()?;
+        let result = WorkerThread::with_any(|current| {
+            let own = current.filter(|w| Arc::ptr_eq(&w.registry, &self.registry));
+            let foreign = current.filter(|w| own.is_none() && !w.is_guest());
+            let latch = match (own, foreign) {
+                (Some(w), _) => Latch::for_worker(w.index),
+                (None, Some(w)) => Latch::foreign(w.index, Arc::clone(&w.registry)),
+                (None, None) => Latch::blocking(),
+            };
+            let state = RunState::new(self, graph.slots(), schedule, latch);
             let roots = state.root_count();
             let this: *const RunState = &state;
-            match worker {
-                Some(w) => {
-                    // SAFETY: the root range is owned by nobody else yet and the run is live
-                    // until `wait_until` sees the latch.
-                    unsafe { state.execute_roots(this, 0, roots, w) };
-                    w.wait_until(|| state.latch.probe());
-                }
-                None => {
-                    self.registry.inject(RunState::roots_job(this, 0, roots));
-                    state.latch.wait_blocking();
+            if let Some(w) = own {
+                // SAFETY: the root range is owned by nobody else yet and the run is live
+                // until `wait_until` sees the latch.
+                unsafe { state.execute_roots(this, 0, roots, w) };
+                w.wait_until(|| state.latch.probe());
+            } else {
+                self.registry.inject(RunState::roots_job(this, 0, roots));
+                match foreign {
+                    // A worker of another pool keeps that pool going while it waits.
+                    Some(w) => w.wait_until(|| state.latch.probe()),
+                    None => state.latch.wait_blocking(),
                 }
             }
-            graph.mark_consumed();
-            state
-                .take_panic()
-                .map_or(Ok(()), |payload| Err(TaskPanic { payload }))
-        })
+            state.take_panic()
+        });
+        graph.mark_consumed();
+        result.map_or(Ok(()), |payload| Err(TaskPanic { payload }.into()))
+    }
+
+    /// Whether graphs with `work` of sequential work in all run inline on a calling thread
+    /// outside the pool (see [`ThreadPool::with_work_estimate`]).
+    ///
+    /// Handing a graph to the workers costs about [`HANDOFF_COST`] (waking a worker, then
+    /// waking the caller; see [`ThreadPoolBuilder::handoff_cost`]), and `p` workers save at
+    /// most `work * (p - 1) / p`; a graph runs inline when that saving is smaller than the
+    /// hand-off. With one worker that is always (unless the hand-off cost is set to zero).
+    pub fn runs_inline(&self, work: Duration) -> bool {
+        let p = self.num_workers() as u128;
+        work.as_nanos().saturating_mul(p - 1) < self.handoff_cost.as_nanos() * p
+    }
+
+    /// Runs `f` on the calling thread; when `work` (the caller's estimate of the sequential
+    /// time of everything `f` runs on this pool) is too small to pay for a hand-off
+    /// ([`ThreadPool::runs_inline`]), every graph, `join` and loop that `f` runs on this pool
+    /// runs inline on the calling thread, with its own scratch buffers and worker 0's index
+    /// and budget, instead of being handed to the workers while the caller blocks. Otherwise,
+    /// or when the calling thread is a worker already, `f` simply runs.
+    pub fn with_work_estimate<R>(&self, work: Duration, f: impl FnOnce() -> R) -> R {
+        let on_a_worker = WorkerThread::with_any(|w| w.is_some());
+        if on_a_worker || !self.runs_inline(work) {
+            return f();
+        }
+        let scratch = GUEST_SCRATCH.take().unwrap_or_else(ScratchStack::new);
+        let guest = WorkerThread::guest(Arc::clone(&self.registry), scratch);
+        let out = guest.enter(f);
+        GUEST_SCRATCH.set(Some(guest.into_scratch()));
+        out
+    }
+
+    /// [`ThreadPool::try_run`] with an estimate of the graph's sequential time: a small graph
+    /// runs inline on a calling thread outside the pool (see
+    /// [`ThreadPool::with_work_estimate`]).
+    ///
+    /// # Errors
+    /// As for [`ThreadPool::try_run`].
+    pub fn try_run_sized<'s>(
+        &self,
+        work: Duration,
+        build: impl FnOnce(&mut Graph<'s>),
+    ) -> Result<(), RunError> {
+        self.with_work_estimate(work, || self.try_run(build))
     }
 
     /// Runs `a` and `b`, potentially in parallel, and returns both results (see
@@ -367,125 +437,12 @@ impl ThreadPool {
         });
         out.expect("the join task ran")
     }
-
-    /// Calls `f` on sub-ranges of `range` of `grain` indices each (the last may be shorter),
-    /// in parallel: the range is split in halves with [`TaskContext::join`] down to `grain`, so
-    /// no task is allocated per sub-range. A `grain` of 0 means 1.
-    ///
-    /// # Panics
-    /// Re-raises the first panic of `f`; sub-ranges not yet started when it happened are
-    /// skipped.
-    pub fn for_each(
-        &self,
-        range: Range<usize>,
-        grain: usize,
-        f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
-    ) {
-        if range.is_empty() {
-            return;
-        }
-        let grain = grain.max(1);
-        let stop = AtomicBool::new(false);
-        let pieces = range.len().div_ceil(grain);
-        let (f, stop, range) = (&f, &stop, &range);
-        self.run(|g| {
-            g.add(move |ctx| split_range(ctx, range, (0, pieces), grain, f, stop));
-        });
-    }
-
-    /// Calls `f(i, chunk, ctx)` for each `chunk_len`-sized chunk of `data` (the last may be
-    /// shorter), in parallel, splitting like [`ThreadPool::for_each`]. A `chunk_len` of 0
-    /// means 1.
-    ///
-    /// # Panics
-    /// Re-raises the first panic of `f`; chunks not yet started when it happened are skipped.
-    pub fn chunks_mut<T: Send>(
-        &self,
-        data: &mut [T],
-        chunk_len: usize,
-        f: impl Fn(usize, &mut [T], &TaskContext<'_>) + Sync,
-    ) {
-        if data.is_empty() {
-            return;
-        }
-        let chunk_len = chunk_len.max(1);
-        let stop = AtomicBool::new(false);
-        let (f, stop) = (&f, &stop);
-        self.run(|g| {
-            let chunks = data.len().div_ceil(chunk_len);
-            g.add(move |ctx| split_chunks(ctx, data, (0, chunks), chunk_len, f, stop));
-        });
-    }
-}
-
-/// Sets the flag if dropped while unwinding: a panicking leaf stops the leaves not yet started.
-struct StopOnPanic<'a>(&'a AtomicBool);
-
-impl Drop for StopOnPanic<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.store(true, Ordering::Relaxed);
-        }
-    }
-}
-
-/// Runs `f` over pieces `lo..hi` of `range` (piece `p` is `range.start + p * grain`, clipped
-/// to `range.end`), halving the piece interval with `join`; piece counts avoid a division per
-/// split.
-fn split_range(
-    ctx: &TaskContext<'_>,
-    range: &Range<usize>,
-    (lo, hi): (usize, usize),
-    grain: usize,
-    f: &(impl Fn(Range<usize>, &TaskContext<'_>) + Sync),
-    stop: &AtomicBool,
-) {
-    if stop.load(Ordering::Relaxed) {
-        return;
-    }
-    if hi - lo <= 1 {
-        let start = range.start + lo * grain;
-        let end = start.saturating_add(grain).min(range.end);
-        let _stop = StopOnPanic(stop);
-        f(start..end, ctx);
-        return;
-    }
-    let mid = lo + (hi - lo) / 2;
-    ctx.join(
-        |c| split_range(c, range, (lo, mid), grain, f, stop),
-        |c| split_range(c, range, (mid, hi), grain, f, stop),
-    );
-}
-
-/// Runs `f` over chunks `first..first + count` held in `data`, halving with `join`.
-fn split_chunks<T: Send>(
-    ctx: &TaskContext<'_>,
-    data: &mut [T],
-    (first, count): (usize, usize),
-    chunk_len: usize,
-    f: &(impl Fn(usize, &mut [T], &TaskContext<'_>) + Sync),
-    stop: &AtomicBool,
-) {
-    if stop.load(Ordering::Relaxed) {
-        return;
-    }
-    if count <= 1 {
-        let _stop = StopOnPanic(stop);
-        f(first, data, ctx);
-        return;
-    }
-    let left = count / 2;
-    let (lo, hi) = data.split_at_mut(left * chunk_len);
-    ctx.join(
-        |c| split_chunks(c, lo, (first, left), chunk_len, f, stop),
-        |c| split_chunks(c, hi, (first + left, count - left), chunk_len, f, stop),
-    );
 }
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
         self.registry.terminate();
-        let on_own_worker = WorkerThread::with_current(&self.registry, |w| w.is_some());
+        let on_own_worker = WorkerThread::with_current(&self.registry, |w| w.is_some_and(|w| !w.is_guest()));
         if !on_own_worker {
             for handle in self.handles.drain(..) {
                 // Workers abort rather than unwind, so a join error cannot carry a user panic.

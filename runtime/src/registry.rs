@@ -11,10 +11,20 @@ use crate::panic::AbortOnUnwind;
 use crate::scratch::ScratchStack;
 use crate::sleep::Sleep;
 
-/// Rounds an idle worker keeps looking for work before it parks. Each round scans every victim
-/// and the injector, then yields; 32 rounds last a few microseconds when the machine is idle,
-/// long enough to catch the next stage of a graph without paying for a park and a wake-up.
+/// Rounds an idle worker keeps looking for work before it parks. Each round probes the
+/// nearest victims and the injector, then yields. Between the passes of a commit the next
+/// graph's first jobs arrive within a few microseconds; 32 rounds cover that gap when the
+/// machine is not oversubscribed (a park and a wake-up cost 15-60 µs).
 const SPIN_ROUNDS: u32 = 32;
+
+/// Rounds when the pool has more workers than the machine has CPUs: a spinning worker then
+/// holds a CPU a busy one needs, so idle workers park almost at once.
+const OVERSUBSCRIBED_SPIN_ROUNDS: u32 = 2;
+
+/// How many victims, nearest first, an idle worker probes per round (and checks once more
+/// before it parks). Bounded so that an idle worker's cost does not grow with the pool:
+/// work further away reaches it through a targeted wake-up (see `sleep/README.md`).
+pub(crate) const PROBE_VICTIMS: usize = 8;
 
 /// State shared by all workers of one pool.
 pub(crate) struct Registry {
@@ -22,6 +32,7 @@ pub(crate) struct Registry {
     pub(crate) injector: Injector<JobRef>,
     pub(crate) sleep: Sleep,
     pub(crate) terminate: AtomicBool,
+    spin_rounds: u32,
 }
 
 impl core::fmt::Debug for Registry {
@@ -34,25 +45,26 @@ impl core::fmt::Debug for Registry {
 }
 
 impl Registry {
-    pub(crate) fn new(stealers: Vec<Stealer<JobRef>>) -> Self {
-        let n = stealers.len();
+    /// The registry of workers with these stealers and steal orders.
+    pub(crate) fn new(stealers: Vec<Stealer<JobRef>>, steal_orders: Vec<Vec<usize>>) -> Self {
+        let cpus = std::thread::available_parallelism().map_or(1, usize::from);
         Self {
+            spin_rounds: if stealers.len() > cpus {
+                OVERSUBSCRIBED_SPIN_ROUNDS
+            } else {
+                SPIN_ROUNDS
+            },
             stealers: stealers.into_boxed_slice(),
             injector: Injector::new(),
-            sleep: Sleep::new(n),
+            sleep: Sleep::new(steal_orders),
             terminate: AtomicBool::new(false),
         }
-    }
-
-    /// Whether any deque or the injector holds a job (used under the sleep lock, after the fence).
-    fn has_visible_work(&self) -> bool {
-        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
     }
 
     /// Submits a job from a thread outside the pool.
     pub(crate) fn inject(&self, job: JobRef) {
         self.injector.push(job);
-        self.sleep.notify_work(1);
+        self.sleep.notify_any();
     }
 
     /// Stops the workers once they run out of work; they exit their loops.
@@ -63,7 +75,7 @@ impl Registry {
 }
 
 thread_local! {
-    /// The worker this thread is, if it is a pool worker.
+    /// The worker this thread is, if it is a pool worker (or a guest running a graph inline).
     static CURRENT: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
 }
 
@@ -75,13 +87,26 @@ pub(crate) struct WorkerThread {
     /// Other workers in steal order: nearest caches first (see `placement`).
     victims: Box<[usize]>,
     pub(crate) scratch: ScratchStack,
+    /// A thread outside the pool running a small graph inline: its deque is private (nobody
+    /// steals from it), it never steals, never takes from the injector and never parks.
+    guest: bool,
 }
 
 impl core::fmt::Debug for WorkerThread {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("WorkerThread")
             .field("index", &self.index)
+            .field("guest", &self.guest)
             .finish_non_exhaustive()
+    }
+}
+
+/// Restores the previous `CURRENT` when dropped (also while unwinding).
+struct RestoreCurrent(*const WorkerThread);
+
+impl Drop for RestoreCurrent {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(self.0));
     }
 }
 
@@ -98,37 +123,71 @@ impl WorkerThread {
             registry,
             victims: victims.into_boxed_slice(),
             scratch: ScratchStack::new(),
+            guest: false,
         }
+    }
+
+    /// A guest context for the calling thread (not a worker of `registry`'s pool): it runs
+    /// everything it starts itself, reporting worker 0's index, with `scratch` as its buffers.
+    pub(crate) fn guest(registry: Arc<Registry>, scratch: ScratchStack) -> Self {
+        Self {
+            index: 0,
+            deque: Worker::new_lifo(),
+            registry,
+            victims: Box::default(),
+            scratch,
+            guest: true,
+        }
+    }
+
+    /// Gives back the guest's scratch buffers.
+    pub(crate) fn into_scratch(self) -> ScratchStack {
+        self.scratch
+    }
+
+    /// Whether this is a guest context (see [`WorkerThread::guest`]).
+    pub(crate) fn is_guest(&self) -> bool {
+        self.guest
     }
 
     /// Runs `f` with a reference to the current thread's worker, if it is one of `registry`'s.
     pub(crate) fn with_current<R>(registry: &Arc<Registry>, f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+        Self::with_any(|w| f(w.filter(|w| Arc::ptr_eq(&w.registry, registry))))
+    }
+
+    /// Runs `f` with a reference to the current thread's worker of any pool, if it is one.
+    pub(crate) fn with_any<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
         let ptr = CURRENT.with(Cell::get);
-        // SAFETY: `CURRENT` is non-null only between `main_loop`'s set and reset, while the
+        // SAFETY: `CURRENT` is non-null only between `enter`'s set and its reset, while the
         // `WorkerThread` it points to is alive on this thread's stack.
-        let current = unsafe { ptr.as_ref() };
-        f(current.filter(|w| Arc::ptr_eq(&w.registry, registry)))
+        f(unsafe { ptr.as_ref() })
+    }
+
+    /// Makes `self` the current thread's worker while `f` runs.
+    pub(crate) fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
+        let previous = CURRENT.with(|c| c.replace(self));
+        let _restore = RestoreCurrent(previous);
+        f()
     }
 
     /// The worker thread's body: execute jobs until the pool terminates.
     pub(crate) fn main_loop(self) {
         let _abort = AbortOnUnwind;
-        CURRENT.with(|c| c.set(&self));
+        self.registry.sleep.register(self.index);
         let registry = Arc::clone(&self.registry);
-        self.wait_until(|| registry.terminate.load(Ordering::Acquire));
-        CURRENT.with(|c| c.set(std::ptr::null()));
+        self.enter(|| self.wait_until(|| registry.terminate.load(Ordering::Acquire)));
     }
 
-    /// Pushes a job onto this worker's deque and wakes a sleeping worker if the deque was
-    /// empty. When it was not, the jobs already there were announced when they were pushed
-    /// (and no worker parks while a deque is non-empty, see `sleep/README.md`), so this job is
-    /// never stranded: at worst this worker runs it itself. Skipping the announcement saves
-    /// the `SeqCst` fence on most pushes of a recursive split.
+    /// Pushes a job onto this worker's deque and wakes the sleeping worker nearest to it if
+    /// the deque was empty. When it was not, the jobs already there were announced when they
+    /// were pushed, and a thief that leaves jobs behind announces them again (see
+    /// `sleep/README.md`); at worst this worker runs the job itself. Skipping the announcement
+    /// saves the `SeqCst` fence on most pushes of a recursive split.
     pub(crate) fn push(&self, job: JobRef) {
         let was_empty = self.deque.is_empty();
         self.deque.push(job);
-        if was_empty {
-            self.registry.sleep.notify_work(1);
+        if was_empty && !self.guest {
+            self.registry.sleep.notify_near(self.index);
         }
     }
 
@@ -137,32 +196,60 @@ impl WorkerThread {
         self.deque.pop()
     }
 
-    /// The next job: our own deque (LIFO), then the other workers nearest first, then the
-    /// injector.
+    /// The victims probed each round: the nearest [`PROBE_VICTIMS`].
+    fn probes(&self) -> &[usize] {
+        &self.victims[..self.victims.len().min(PROBE_VICTIMS)]
+    }
+
+    /// Steals one job from worker `v`; passes the wake-up on if `v` has more.
+    fn steal_from(&self, v: usize) -> Steal<JobRef> {
+        let stealer = &self.registry.stealers[v];
+        // `steal` pins crossbeam's epoch, and every so many pins scan every thread registered
+        // with it: with thousands of workers that scan, not the probe, is what idle rounds
+        // would cost. `is_empty` reads two indices and pins nothing.
+        if stealer.is_empty() {
+            return Steal::Empty;
+        }
+        let stolen = stealer.steal();
+        if stolen.is_success() && !stealer.is_empty() {
+            // Pushes onto a non-empty deque announce nothing, so a thief that leaves work
+            // behind wakes the sleeper nearest to it.
+            self.registry.sleep.notify_near(v);
+        }
+        stolen
+    }
+
+    /// The next job: our own deque (LIFO), then the deque a waker pointed us to, then the
+    /// nearest victims, then the injector.
     fn find_work(&self) -> Option<JobRef> {
         if let Some(job) = self.deque.pop() {
             return Some(job);
         }
+        if self.guest {
+            return None;
+        }
+        let registry = &*self.registry;
+        if let Some(v) = registry.sleep.take_hint(self.index)
+            && v != self.index
+            && let Steal::Success(job) = self.steal_from(v)
+        {
+            return Some(job);
+        }
         loop {
             let mut retry = false;
-            for &v in self.victims.iter() {
-                match self.registry.stealers[v].steal() {
-                    Steal::Success(job) => {
-                        // Pass the wake-up on: pushes onto a non-empty deque announce nothing,
-                        // so a thief that leaves work behind wakes the next sleeper.
-                        if !self.registry.stealers[v].is_empty() {
-                            self.registry.sleep.notify_work(1);
-                        }
-                        return Some(job);
-                    }
+            for &v in self.probes() {
+                match self.steal_from(v) {
+                    Steal::Success(job) => return Some(job),
                     Steal::Retry => retry = true,
                     Steal::Empty => {}
                 }
             }
-            match self.registry.injector.steal_batch_and_pop(&self.deque) {
+            match registry.injector.steal_batch_and_pop(&self.deque) {
                 Steal::Success(job) => {
-                    if !self.registry.injector.is_empty() || !self.deque.is_empty() {
-                        self.registry.sleep.notify_work(1);
+                    if !self.deque.is_empty() {
+                        registry.sleep.notify_near(self.index);
+                    } else if !registry.injector.is_empty() {
+                        registry.sleep.notify_any();
                     }
                     return Some(job);
                 }
@@ -175,7 +262,16 @@ impl WorkerThread {
         }
     }
 
-    /// Executes jobs until `done()` holds: spins [`SPIN_ROUNDS`] rounds when idle, then parks.
+    /// Whether this worker has work it must not sleep through: its own deque, its probed
+    /// victims', or the injector (read under the sleep lock, after the fence).
+    fn has_visible_work(&self) -> bool {
+        let registry = &self.registry;
+        !self.deque.is_empty()
+            || !registry.injector.is_empty()
+            || self.probes().iter().any(|&v| !registry.stealers[v].is_empty())
+    }
+
+    /// Executes jobs until `done()` holds: spins a few rounds when idle, then parks.
     /// `done` must become true only through a store followed by a wake of this worker (a latch
     /// set, or termination).
     pub(crate) fn wait_until(&self, done: impl Fn() -> bool) {
@@ -187,15 +283,21 @@ impl WorkerThread {
                 unsafe { job.execute(self) };
                 continue;
             }
-            if idle_rounds < SPIN_ROUNDS {
+            if self.guest {
+                // Everything a guest waits for is on its own deque, so this is unreachable;
+                // yield rather than park in a pool that does not know this thread.
+                debug_assert!(false, "a guest waited for work it does not hold");
+                std::thread::yield_now();
+                continue;
+            }
+            if idle_rounds < self.registry.spin_rounds {
                 idle_rounds += 1;
                 std::thread::yield_now();
                 continue;
             }
-            let registry = &self.registry;
-            registry
+            self.registry
                 .sleep
-                .sleep(self.index, || done() || registry.has_visible_work());
+                .sleep(self.index, || done() || self.has_visible_work());
             idle_rounds = 0;
         }
     }

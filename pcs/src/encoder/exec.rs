@@ -15,7 +15,7 @@ use crate::kernel;
 use crate::plan::{DeepPass, GatheredPass, Plan, Source};
 use crate::sink::RowSink;
 use ntt_kernels::Backend;
-use ntt_runtime::{TaskContext, TaskPanic, ThreadPool};
+use ntt_runtime::{RunError, TaskContext, ThreadPool};
 use std::ops::Range;
 
 /// Where the message is.
@@ -41,7 +41,7 @@ fn run_chunks(
     pool: &ThreadPool,
     count: usize,
     f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
-) -> Result<(), TaskPanic> {
+) -> Result<(), RunError> {
     let grain = count.div_ceil(4 * pool.num_workers().max(1)).max(1);
     let f = &f;
     pool.try_run(|g| {
@@ -55,6 +55,17 @@ fn run_chunks(
 }
 
 impl Run<'_> {
+    /// About how long this encode takes on one thread, so a small one runs inline on the
+    /// caller (`ThreadPool::with_work_estimate`): ~0.3 ns per word and layer for the
+    /// transform, ~2 ns per word for BLAKE3 when rows are hashed.
+    pub(crate) fn work_estimate(&self) -> std::time::Duration {
+        let shape = &self.plan.shape;
+        let words = (shape.lanes as u64) << shape.log_rows;
+        let hash_ps = if self.sink.is_some() { 2_000 } else { 0 };
+        let per_word_ps = 300 * u64::from(shape.log_rows) + hash_ps;
+        std::time::Duration::from_nanos(words.saturating_mul(per_word_ps) / 1000)
+    }
+
     fn lanes(&self) -> usize {
         self.plan.shape.lanes()
     }
@@ -103,7 +114,7 @@ impl Run<'_> {
     }
 
     /// Runs every pass of the forward transform.
-    pub(crate) fn forward(&self, pool: &ThreadPool) -> Result<(), TaskPanic> {
+    pub(crate) fn forward(&self, pool: &ThreadPool) -> Result<(), RunError> {
         if self.plan.replicate_only {
             self.replicate(pool)?;
         }
@@ -122,7 +133,7 @@ impl Run<'_> {
     }
 
     /// r = log_rows: every codeword row is the single message row.
-    fn replicate(&self, pool: &ThreadPool) -> Result<(), TaskPanic> {
+    fn replicate(&self, pool: &ThreadPool) -> Result<(), RunError> {
         let n = self.lanes();
         let mut row = vec![0u64; n];
         // SAFETY: no task runs yet; replica 0 holds the message when it is in place.
@@ -136,7 +147,7 @@ impl Run<'_> {
         })
     }
 
-    fn gathered(&self, pool: &ThreadPool, pass: &GatheredPass) -> Result<(), TaskPanic> {
+    fn gathered(&self, pool: &ThreadPool, pass: &GatheredPass) -> Result<(), RunError> {
         let n = self.lanes();
         let log_d = self.log_rows();
         let (first, end) = (pass.first_layer, pass.end_layer());
@@ -231,7 +242,7 @@ impl Run<'_> {
         })
     }
 
-    fn deep(&self, pool: &ThreadPool, deep: &DeepPass) -> Result<(), TaskPanic> {
+    fn deep(&self, pool: &ThreadPool, deep: &DeepPass) -> Result<(), RunError> {
         let n = self.lanes();
         let task_log_rows = deep.log_sub_rows + deep.log_subs_per_task;
         let task_words = n << task_log_rows;
@@ -355,7 +366,7 @@ impl Run<'_> {
     }
 
     /// Hands the finished buffer to the sink in blocks (when no deep task could).
-    fn sink_blocks(&self, pool: &ThreadPool, sink: &dyn RowSink) -> Result<(), TaskPanic> {
+    fn sink_blocks(&self, pool: &ThreadPool, sink: &dyn RowSink) -> Result<(), RunError> {
         let n = self.lanes();
         let log_block = self.plan.sink.log_block_rows;
         let block_words = n << log_block;
@@ -370,7 +381,7 @@ impl Run<'_> {
 
     /// The inverse transform with the plan's geometry in reverse: deep pass first, then the
     /// gathered passes from last to first. Every source is the buffer itself.
-    pub(crate) fn inverse(&self, pool: &ThreadPool) -> Result<(), TaskPanic> {
+    pub(crate) fn inverse(&self, pool: &ThreadPool) -> Result<(), RunError> {
         let n = self.lanes();
         let log_d = self.log_rows();
         if let Some(deep) = &self.plan.deep {

@@ -105,7 +105,8 @@ impl Encoder {
     }
 
     fn run(&self, run: &Run<'_>) -> Result<(), EncodeError> {
-        run.forward(&self.pool)
+        self.pool
+            .with_work_estimate(run.work_estimate(), || run.forward(&self.pool))
             .map_err(|p| EncodeError::TaskPanicked(p.to_string()))
     }
 

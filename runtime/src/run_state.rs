@@ -1,0 +1,258 @@
+//! Running a scheduled graph on the workers: the run's shared state, the jobs that carry its
+//! tasks, continuations and completion.
+//!
+//! The worker that finishes a task decrements its successors' counters; of those that reach
+//! zero it runs one itself (continuation) and pushes the rest onto its own deque.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+
+use crossbeam_utils::CachePadded;
+
+use crate::context::TaskContext;
+use crate::graph::{Schedule, TaskSlot};
+use crate::job::JobRef;
+use crate::latch::Latch;
+use crate::pool::ThreadPool;
+use crate::registry::WorkerThread;
+
+/// The shared state of one graph run, on the owner's stack for the whole run.
+pub(crate) struct RunState {
+    pool: *const ThreadPool,
+    slots: *const TaskSlot,
+    pending: Box<[AtomicU32]>,
+    succ_start: Box<[u32]>,
+    succ: Box<[u32]>,
+    /// Tasks without predecessors; empty when the graph has no edges (then root `i` is task
+    /// `i`).
+    roots: Box<[u32]>,
+    root_count: u32,
+    /// Tasks not yet finished or skipped; the job that takes it to zero sets the latch.
+    remaining: CachePadded<AtomicUsize>,
+    poisoned: AtomicBool,
+    first_panic: Mutex<Option<Box<dyn Any + Send + 'static>>>,
+    pub(crate) latch: Latch,
+}
+
+// SAFETY: the raw pointers are shared read-only (pool, slot array); each slot's closure is
+// consumed by exactly one worker, the one that saw its predecessor counter reach zero (or that
+// owns it as a root); everything else is atomics or a mutex.
+unsafe impl Sync for RunState {}
+// SAFETY: as above; the state is only moved before any job of the run exists.
+unsafe impl Send for RunState {}
+
+/// `b` value of a job that runs a single task (index `a`) rather than the roots `a..b`.
+const SINGLE_TASK: u32 = u32::MAX;
+
+/// The [`ExecFn`](crate::job::ExecFn) of graph jobs.
+///
+/// # Safety
+/// `data` is a `RunState` whose run is in progress, and the job owns task `a` (when
+/// `b == SINGLE_TASK`) or the root range `a..b`.
+unsafe fn execute_graph_job(data: *const (), a: u32, b: u32, worker: &WorkerThread) {
+    let this = data.cast::<RunState>();
+    // SAFETY: the run is in progress, so its state is alive (caller's contract).
+    let run = unsafe { &*this };
+    if b == SINGLE_TASK {
+        // SAFETY: this job owns task `a`: it was pushed once, when the task became ready.
+        unsafe { run.execute_ready(a, worker) };
+    } else {
+        // SAFETY: this job owns the root range `a..b`.
+        unsafe { run.execute_roots(this, a, b, worker) };
+    }
+}
+
+impl RunState {
+    /// The state of a run of `schedule` over the tasks in `slots`, finished when `latch` is
+    /// set.
+    pub(crate) fn new(pool: &ThreadPool, slots: &[TaskSlot], schedule: Schedule, latch: Latch) -> Self {
+        debug_assert_eq!(slots.len(), schedule.tasks);
+        Self {
+            pool,
+            slots: slots.as_ptr(),
+            pending: schedule.pending.into_iter().map(AtomicU32::new).collect(),
+            succ_start: schedule.succ_start.into_boxed_slice(),
+            succ: schedule.succ.into_boxed_slice(),
+            roots: schedule.roots.into_boxed_slice(),
+            root_count: schedule.root_count,
+            remaining: CachePadded::new(AtomicUsize::new(schedule.tasks)),
+            poisoned: AtomicBool::new(false),
+            first_panic: Mutex::new(None),
+            latch,
+        }
+    }
+
+    /// A job that runs ready task `index` of the run at `this`.
+    fn task_job(this: *const RunState, index: u32) -> JobRef {
+        // SAFETY: pushed once, by the worker that saw the task's counter reach zero; the run
+        // stays alive until every task, this one included, has finished.
+        unsafe { JobRef::new(this.cast(), execute_graph_job, index, SINGLE_TASK) }
+    }
+
+    /// A job that runs the root tasks `roots[start..end]` of the run at `this`, splitting
+    /// itself in halves so thieves can take large pieces.
+    pub(crate) fn roots_job(this: *const RunState, start: u32, end: u32) -> JobRef {
+        debug_assert!(start < end && end != SINGLE_TASK);
+        // SAFETY: each root range is pushed once, by the job that owned the enclosing range;
+        // the run stays alive until all its roots have run.
+        unsafe { JobRef::new(this.cast(), execute_graph_job, start, end) }
+    }
+
+    pub(crate) fn root_count(&self) -> u32 {
+        self.root_count
+    }
+
+    pub(crate) fn take_panic(&self) -> Option<Box<dyn Any + Send + 'static>> {
+        self.first_panic.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Runs the root tasks `roots[start..end]` and their continuations, then reports the
+    /// finished tasks.
+    ///
+    /// # Safety
+    /// The caller owns the root range (it came from the one job that holds it), `this` is
+    /// `self`, and the run is in progress.
+    pub(crate) unsafe fn execute_roots(
+        &self,
+        this: *const RunState,
+        start: u32,
+        end: u32,
+        worker: &WorkerThread,
+    ) {
+        // SAFETY: forwarded from the caller.
+        let done = unsafe { self.run_roots(this, start, end, worker) };
+        // SAFETY: the caller does not touch the run after this job.
+        unsafe { self.finish(done, worker) };
+    }
+
+    /// Runs the root range like a `join`: pushes the upper half for thieves, runs the lower
+    /// half, then takes the upper half back and runs it too unless it was stolen. Returns how
+    /// many tasks it ran, so the shared `remaining` counter is touched once per stolen piece
+    /// rather than once per task.
+    ///
+    /// # Safety
+    /// As for [`RunState::execute_roots`].
+    unsafe fn run_roots(&self, this: *const RunState, start: u32, end: u32, worker: &WorkerThread) -> usize {
+        if end - start == 1 {
+            let root = if self.roots.is_empty() {
+                start
+            } else {
+                self.roots[start as usize]
+            };
+            // SAFETY: root `root` belongs to this range, which the caller owns.
+            return unsafe { self.run_chain(root, worker) };
+        }
+        let mid = start + (end - start) / 2;
+        let upper = RunState::roots_job(this, mid, end);
+        worker.push(upper);
+        // SAFETY: the lower half stays ours.
+        let mut done = unsafe { self.run_roots(this, start, mid, worker) };
+        while let Some(job) = worker.pop_local() {
+            if job.same_as(&upper) {
+                // Not stolen: nobody else can reach it any more.
+                // SAFETY: we popped the only reference to the upper half.
+                done += unsafe { self.run_roots(this, mid, end, worker) };
+                break;
+            }
+            // A job pushed after ours (a ready successor, a nested split): run it first.
+            // SAFETY: a job from our deque runs once, here.
+            unsafe { job.execute(worker) };
+        }
+        // Otherwise a thief holds the upper half and reports its tasks itself.
+        done
+    }
+
+    /// Runs ready task `index` and its continuations, then reports the finished tasks.
+    ///
+    /// # Safety
+    /// The caller owns task `index` (its predecessors are done and nobody else runs it) and
+    /// does not touch the run after this call.
+    pub(crate) unsafe fn execute_ready(&self, index: u32, worker: &WorkerThread) {
+        // SAFETY: forwarded from the caller.
+        let done = unsafe { self.run_chain(index, worker) };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.finish(done, worker) };
+    }
+
+    /// Runs `index`, then repeatedly one ready successor of the task just run; returns how
+    /// many tasks it ran or skipped.
+    ///
+    /// # Safety
+    /// The caller owns task `index`.
+    unsafe fn run_chain(&self, mut index: u32, worker: &WorkerThread) -> usize {
+        let this: *const RunState = self;
+        let mut done = 0;
+        loop {
+            // SAFETY: we own `index` (caller's contract, then the counter protocol below).
+            unsafe { self.run_task(index, worker) };
+            done += 1;
+            let i = index as usize;
+            let succs = match self.succ_start.get(i..i + 2) {
+                Some(&[from, to]) => &self.succ[from as usize..to as usize],
+                _ => &[],
+            };
+            let mut next = None;
+            for &s in succs {
+                // AcqRel: releases this task's writes to the successor's runner, and acquires
+                // the writes of the other predecessors when we are the last one.
+                if self.pending[s as usize].fetch_sub(1, Ordering::AcqRel) == 1
+                    && let Some(other) = next.replace(s)
+                {
+                    worker.push(RunState::task_job(this, other));
+                }
+            }
+            match next {
+                Some(s) => index = s,
+                None => return done,
+            }
+        }
+    }
+
+    /// Calls (or, once the graph is poisoned, drops) task `index`'s closure.
+    ///
+    /// # Safety
+    /// The caller owns task `index`, whose closure has not been consumed yet.
+    unsafe fn run_task(&self, index: u32, worker: &WorkerThread) {
+        // SAFETY: `index < n` (it came from `roots` or `succ`), so the offset stays inside the
+        // slot array, which outlives the run.
+        let slot = unsafe { self.slots.add(index as usize) };
+        // SAFETY: as above; the slot is initialised and not mutated while the run lasts.
+        let slot = unsafe { &*slot };
+        let result = if self.poisoned.load(Ordering::Relaxed) {
+            // SAFETY: we own the unconsumed closure; it is consumed here.
+            catch_unwind(AssertUnwindSafe(|| unsafe { (slot.drop)(slot.data) }))
+        } else {
+            // SAFETY: the pool outlives the run (`run` borrows it).
+            let pool = unsafe { &*self.pool };
+            let ctx = TaskContext::new(pool, worker);
+            // SAFETY: we own the unconsumed closure; it is consumed here.
+            catch_unwind(AssertUnwindSafe(|| unsafe { (slot.call)(slot.data, &ctx) }))
+        };
+        if let Err(payload) = result {
+            self.poison(payload);
+        }
+    }
+
+    fn poison(&self, payload: Box<dyn Any + Send + 'static>) {
+        let mut first = self.first_panic.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.poisoned.swap(true, Ordering::Relaxed) {
+            *first = Some(payload);
+        }
+    }
+
+    /// Counts `done` tasks as finished; the job that finishes the last one sets the latch.
+    ///
+    /// # Safety
+    /// Must be the caller's last access to the run: once `remaining` reaches zero the owner may
+    /// free it.
+    unsafe fn finish(&self, done: usize, worker: &WorkerThread) {
+        // AcqRel: the decrements form one release sequence, so the last decrementer (and,
+        // through the latch, the owner) sees every task's writes.
+        if self.remaining.fetch_sub(done, Ordering::AcqRel) == done {
+            // SAFETY: the latch is live until set, and `self` is not used afterwards.
+            unsafe { Latch::set(&self.latch, &worker.registry) };
+        }
+    }
+}
