@@ -22,6 +22,35 @@ pub(crate) mod sse;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod neon;
 
+/// Which cache a [`prefetch_line`] asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CacheLevel {
+    /// L1 and outwards: for data the next instructions use.
+    L1,
+    /// L2 and outwards: for data needed a little later, without evicting L1.
+    L2,
+}
+
+/// Asks for the cache line holding `p` to be brought into `level` (x86_64: `prefetcht0` or
+/// `prefetcht1`, part of the baseline; elsewhere nothing). A hint only: it never faults, whatever
+/// the address, and changes no memory.
+#[inline(always)]
+pub(crate) fn prefetch_line(p: *const u64, level: CacheLevel) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
+        // SAFETY: SSE is part of the x86_64 baseline; a prefetch never faults and writes nothing.
+        unsafe {
+            match level {
+                CacheLevel::L1 => _mm_prefetch::<_MM_HINT_T0>(p.cast()),
+                CacheLevel::L2 => _mm_prefetch::<_MM_HINT_T1>(p.cast()),
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, level);
+}
+
 /// The most lanes any adapter has; partial columns go through a buffer this long.
 pub(crate) const MAX_WIDTH: usize = 8;
 
@@ -106,6 +135,13 @@ pub(crate) trait Lanes: Copy {
     /// Orders earlier [`Lanes::store_stream`] stores before later stores.
     #[inline(always)]
     fn stream_fence() {}
+
+    /// Asks for the cache line holding `p` to be brought into L1 (a hint: it never faults,
+    /// whatever the address, and changes no memory). A no-op where the ISA has no such hint.
+    #[inline(always)]
+    fn prefetch(p: *const u64) {
+        prefetch_line(p, CacheLevel::L1);
+    }
 
     fn xor(self, other: Self) -> Self;
 
