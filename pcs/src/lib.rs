@@ -3,7 +3,6 @@
 
 pub mod commit;
 pub mod encoder;
-pub mod kernel;
 pub mod plan;
 pub mod reference;
 pub mod sink;
@@ -17,6 +16,6 @@ pub use commit::{
     CommitError, CommitTimings, Commitment, Committer, OpenError, Opening, ProofDecodeError, ProverData,
     VerifyError, verify,
 };
-pub use encoder::{EncodeError, Encoder, MessageLayout, Shape};
+pub use encoder::{EncodeError, Encoder, MessageLayout, SetupError, Shape};
 pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use sink::RowSink;

@@ -55,7 +55,7 @@ pub(crate) fn prefetch_line(p: *const u64, level: CacheLevel) {
 pub(crate) const MAX_WIDTH: usize = 8;
 
 /// `FOLDED_SPILL[n] = g(n ^ (n>>1) ^ (n>>3))` with `g(s) = s ^ s<<1 ^ s<<3 ^ s<<4`: the spill
-/// of `hi` (its bits that `hi·0x1B` pushes above x^63, PRIOR_ART §1a) as a function of
+/// of `hi` (its bits that `hi·0x1B` pushes above x^63: bits 63, 61 and 60 of `hi` feed them) as a function of
 /// `n = hi>>60`, already multiplied back by 0x1B. It fits in a byte, so one byte shuffle looks it
 /// up; `FOLDED_SPILL[0] = 0`, so zero index bytes give zero bytes.
 #[cfg(target_arch = "x86_64")]
@@ -165,7 +165,7 @@ pub(crate) trait Lanes: Copy {
     /// Per lane, `self << 3`.
     fn shl3(self) -> Self;
 
-    /// `acc + v·t`, with the one-fold reduction of PRIOR_ART §1: for `p = lo + hi·x^64`,
+    /// `acc + v·t`, with a one-fold reduction: for `p = lo + hi·x^64`,
     /// `p ≡ lo ^ g(hi ^ spill(hi))` with `g(y) = y ^ y<<1 ^ y<<3 ^ y<<4` (shifts mod 2^64).
     ///
     /// Two rewrites save vector ops per product on the two-port AVX-512 machines: `g` is
