@@ -12,9 +12,9 @@ use std::mem::MaybeUninit;
 use std::time::{Duration, Instant};
 
 use ntt_benches::bytes::as_le_bytes;
-use ntt_runtime::cpu_time::process_cpu;
 use ntt_pcs::commit::Committer;
 use ntt_pcs::{Encoder, MessageLayout};
+use ntt_runtime::cpu_time::process_cpu;
 
 const LANES: usize = 64;
 const LOG_INV_RATE: u32 = 1;

@@ -66,7 +66,6 @@ impl SubspaceTwiddles {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +90,4 @@ mod tests {
             [0, 0x16, 0x17c, 0x16 ^ 0x17c]
         );
     }
-
 }

@@ -10,8 +10,8 @@
 use crate::dispatch;
 use crate::field::Gf64;
 use crate::lanes;
-use crate::strided::StridedRows;
 use crate::scalar;
+use crate::strided::StridedRows;
 use crate::transpose;
 use serde::{Deserialize, Serialize};
 

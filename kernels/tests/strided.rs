@@ -61,9 +61,7 @@ fn check_strided(kind: BackendKind) {
                     let src = row(&mut rng, rows * src_stride);
                     let mut expected = packed(&src, rows, src_stride, width);
                     reference_group(&mut expected, radix, &tw);
-                    let what = format!(
-                        "{kind} radix {radix} seg_rows {seg_rows} width {width} tw {tw:x?}"
-                    );
+                    let what = format!("{kind} radix {radix} seg_rows {seg_rows} width {width} tw {tw:x?}");
                     // Out of place: a stride that keeps every row's alignment (streaming allowed)
                     // and one that does not, each from every word of a cache line, streamed or not.
                     for dst_stride in [width.next_multiple_of(8) + 8, width + 9] {
@@ -147,7 +145,11 @@ fn check_copy_rows(kind: BackendKind) {
                 // SAFETY: `len` words from `offset` lie inside `buf`, a separate allocation.
                 unsafe { backend.copy_rows(buf[offset..].as_mut_ptr(), &src, stream) };
                 backend.stream_fence();
-                assert_eq!(&buf[offset..offset + len], &src[..], "{kind} len {len} offset {offset}");
+                assert_eq!(
+                    &buf[offset..offset + len],
+                    &src[..],
+                    "{kind} len {len} offset {offset}"
+                );
                 assert!(buf[..offset].iter().all(|&w| w == 0) && buf[offset + len] == 0);
             }
         }

@@ -292,7 +292,7 @@ pub fn plan_for(
         log_fit_l3: units.log_fit_l3,
         wide: gate.wide,
         gate: gate.reason,
-        stream: budget::streaming(codeword_bytes, &units, config),
+        stream: budget::streaming(config),
         llc_bytes: units.llc_bytes,
         deep_start: placement.deep_start,
         gathered,
