@@ -17,15 +17,12 @@
 //! Before timing, each committer's root is checked against `blake3::hash` of its codeword.
 
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ntt_benches::bytes::as_le_bytes;
-use ntt_kernels::Backend;
 use ntt_pcs::RowSink;
 use ntt_pcs::commit::{Committer, StreamingHasher};
 use ntt_pcs::{CodewordShape, Encoder, MessageLayout};
-use ntt_runtime::ThreadPoolBuilder;
 
 const LOG_WITNESS_WORDS: u32 = 22;
 const LANES: usize = 64;
@@ -51,13 +48,7 @@ fn commit(c: &mut Criterion) {
 
     let mut reference_codeword = None;
     for workers in [1usize, 2] {
-        let pool = Arc::new(
-            ThreadPoolBuilder::new()
-                .num_threads(workers)
-                .build()
-                .expect("pool builds"),
-        );
-        let encoder = Encoder::new(pool, Backend::detect());
+        let encoder = Encoder::from_env(Some(workers)).expect("encoder sets up");
         let committer = Committer::new(encoder.clone());
         let (commitment, prover) = committer
             .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)

@@ -9,15 +9,12 @@
 //! `cargo run -p ntt-benches --release --example commit_cpu_time`
 
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ntt_benches::bytes::as_le_bytes;
-use ntt_benches::cpu_clock::process_cpu;
-use ntt_kernels::Backend;
 use ntt_pcs::commit::Committer;
 use ntt_pcs::{Encoder, MessageLayout};
-use ntt_runtime::ThreadPoolBuilder;
+use ntt_runtime::cpu_time::process_cpu;
 
 const LANES: usize = 64;
 const LOG_INV_RATE: u32 = 1;
@@ -48,13 +45,7 @@ fn report(name: &str, mut runs: Vec<(Duration, Duration)>) {
 fn main() {
     let witness = ntt_benches::witness(22);
     for workers in [1usize, 2] {
-        let pool = Arc::new(
-            ThreadPoolBuilder::new()
-                .num_threads(workers)
-                .build()
-                .expect("pool builds"),
-        );
-        let encoder = Encoder::new(pool, Backend::detect());
+        let encoder = Encoder::from_env(Some(workers)).expect("encoder sets up");
         let committer = Committer::new(encoder.clone());
         let (commitment, prover) = committer
             .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)

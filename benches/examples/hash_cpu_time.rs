@@ -8,10 +8,10 @@
 //! `cargo run -p ntt-benches --release --example hash_cpu_time`
 
 use ntt_benches::bytes::as_le_bytes;
-use ntt_benches::cpu_clock::thread_cpu;
 use ntt_pcs::CodewordShape;
 use ntt_pcs::RowSink;
 use ntt_pcs::commit::StreamingHasher;
+use ntt_runtime::cpu_time::thread_cpu;
 
 const LOG_ROWS: u32 = 17;
 const LANES: usize = 64;

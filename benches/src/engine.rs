@@ -1,12 +1,9 @@
 //! ntt-engine set up the way the benches drive it: a pool of `workers`, the detected backend
 //! (or `NTT_BACKEND`), an [`Encoder`] and a [`Committer`] on them.
 
-use ntt_kernels::Backend;
 use ntt_pcs::commit::Committer;
 use ntt_pcs::{Encoder, MessageLayout};
-use ntt_runtime::ThreadPoolBuilder;
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 
 /// Our encoder and committer on a pool of a fixed size.
 #[derive(Debug)]
@@ -22,12 +19,9 @@ impl Engine {
     /// If the pool cannot start or `NTT_BACKEND` names a backend this CPU lacks (a bench has no
     /// better answer than stopping with the reason).
     pub fn new(workers: usize) -> Self {
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .build()
-            .unwrap_or_else(|e| panic!("cannot start {workers} workers: {e}"));
-        let backend = Backend::from_env().unwrap_or_else(|e| panic!("NTT_BACKEND: {e}"));
-        let committer = Committer::new(Encoder::new(Arc::new(pool), backend));
+        let encoder = Encoder::from_env(Some(workers))
+            .unwrap_or_else(|e| panic!("cannot set up {workers} workers: {e}"));
+        let committer = Committer::new(encoder);
         Self { workers, committer }
     }
 

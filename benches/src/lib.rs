@@ -9,13 +9,11 @@
 //! - [`engine`]: ntt-engine's encoder and committer on a pool of a given size.
 //! - [`bounds`]: the compute and memory bounds of an encode or commit derived from those limits.
 //! - [`timing`]: medians of repeated, optionally interleaved, runs.
-//! - [`cpu_clock`]: process and thread CPU time.
 //!
 //! The criterion benches live in `benches/`, the `throughput` binary in `src/bin/`.
 
 pub mod bounds;
 pub mod bytes;
-pub mod cpu_clock;
 pub mod engine;
 pub mod limits;
 pub mod p3_lch;

@@ -1,10 +1,8 @@
 //! Building the pool, the backend, the wisdom and the committer from the flags.
 
 use crate::error::CliError;
-use ntt_kernels::Backend;
 use ntt_pcs::wisdom::{self, WisdomStatus};
-use ntt_pcs::{Committer, Encoder};
-use ntt_runtime::ThreadPoolBuilder;
+use ntt_pcs::{Committer, Encoder, SetupError};
 use std::sync::Arc;
 
 /// An encoder and what became of the machine's wisdom.
@@ -36,11 +34,10 @@ pub fn bare_encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
     if threads == Some(0) {
         return Err(CliError::Input("--threads must be at least 1".to_owned()));
     }
-    let backend = Backend::from_env()?;
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()?;
-    Ok(Encoder::new(Arc::new(pool), backend))
+    Encoder::from_env(threads).map_err(|e| match e {
+        SetupError::Backend(e) => CliError::Backend(e),
+        SetupError::Pool(e) => CliError::Pool(e),
+    })
 }
 
 pub fn committer(threads: Option<usize>) -> Result<Committer, CliError> {

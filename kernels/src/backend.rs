@@ -9,7 +9,9 @@
 
 use crate::dispatch;
 use crate::field::Gf64;
+use crate::lanes;
 use crate::scalar;
+use crate::strided::StridedRows;
 use crate::transpose;
 use serde::{Deserialize, Serialize};
 
@@ -283,6 +285,69 @@ impl Backend {
     pub fn inverse_radix8(self, block: &mut [u64], tw: [u64; 7]) {
         assert_eq!(block.len() % 8, 0, "radix-8 block is not 8 equal segments");
         dispatch!(self, inverse_radix8(block, tw))
+    }
+
+    /// A radix-2, 4 or 8 group (`tw.len()` = 1, 3 or 7 twiddles, in the order of
+    /// [`Backend::butterfly`], [`Backend::radix4`] and [`Backend::radix8`]) over rows that need
+    /// not be contiguous: the group's R segments of `rows.seg_rows` rows each are read from
+    /// `rows.src` and written to `rows.dst` (see [`StridedRows`]). The same bytes as gathering
+    /// the rows into a contiguous block, running the contiguous group and scattering them, with
+    /// the gather folded into the loads and the scatter into the stores; every backend has it.
+    ///
+    /// Short source rows (up to 4 KiB) are prefetched one row ahead where the ISA has a
+    /// prefetch hint: strided rows that short start a fresh page each, which the hardware
+    /// prefetchers do not follow.
+    ///
+    /// With `stream`, full columns are stored non-temporally where the backend has such stores
+    /// and the destination stride is a whole number of vectors (otherwise plainly); call
+    /// [`Backend::stream_fence`] before any other thread reads the rows.
+    ///
+    /// # Safety
+    /// Every source row (`rows.rows(R)` of them, `rows.width` words each at `rows.src_stride`)
+    /// is valid for reads, every destination row valid for writes, and a destination row
+    /// overlaps no other source or destination row of the call except its own source row (in
+    /// place is allowed). Nothing else accesses the destination rows during the call.
+    ///
+    /// # Panics
+    /// If `tw.len()` is not 1, 3 or 7.
+    pub unsafe fn radix_rows(self, rows: StridedRows, tw: &[u64], stream: bool) {
+        assert!(
+            matches!(tw.len(), 1 | 3 | 7),
+            "a radix-2/4/8 group takes 1, 3 or 7 twiddles, not {}",
+            tw.len()
+        );
+        if rows.width == 0 || rows.seg_rows == 0 {
+            return;
+        }
+        dispatch!(self, radix_rows(rows, tw, stream))
+    }
+
+    /// Copies `src` to `src.len()` words at `dst`, non-temporally where the backend has such
+    /// stores when `stream` (the vector-aligned middle; plain stores at the ragged ends). Unlike
+    /// [`Backend::copy_streaming`], `dst` may be uninitialised and there is no fence: call
+    /// [`Backend::stream_fence`] before any other thread reads the words.
+    ///
+    /// # Safety
+    /// `dst` is valid for `src.len()` writes, does not overlap `src`, and nothing else accesses
+    /// those words during the call.
+    pub unsafe fn copy_rows(self, dst: *mut u64, src: &[u64], stream: bool) {
+        dispatch!(self, copy_rows(dst, src, stream))
+    }
+
+    /// Orders this thread's earlier non-temporal stores ([`Backend::radix_rows`] and
+    /// [`Backend::copy_rows`] with `stream`) before its later stores: once per task, before the
+    /// task's rows are handed to other threads. A no-op where the backend has no such stores.
+    pub fn stream_fence(self) {
+        dispatch!(self, stream_fence())
+    }
+
+    /// Asks for the cache lines of `words` to be brought into L2 ahead of their use (x86_64:
+    /// `prefetcht1` per line; elsewhere nothing). For reads the hardware prefetchers miss, such
+    /// as one short run from each of many lanes. A hint: it changes no memory.
+    pub fn prefetch_l2(self, words: &[u64]) {
+        for line in words.chunks(8) {
+            lanes::prefetch_line(line.as_ptr(), lanes::CacheLevel::L2);
+        }
     }
 
     /// Copies `src` into `dst` (equal lengths), with non-temporal stores where the backend has

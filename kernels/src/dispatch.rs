@@ -66,6 +66,29 @@ macro_rules! entry_points {
             }
 
             /// # Safety
+            /// The CPU has this ISA's features; see [`rows::radix_rows`].
+            $(#[target_feature(enable = $features)])?
+            pub(crate) unsafe fn radix_rows(rows: crate::StridedRows, tw: &[u64], stream: bool) {
+                // SAFETY: forwarded contract.
+                unsafe { rows::radix_rows::<$lanes>(rows, tw, stream) }
+            }
+
+            /// # Safety
+            /// The CPU has this ISA's features; see [`rows::copy_rows`].
+            $(#[target_feature(enable = $features)])?
+            pub(crate) unsafe fn copy_rows(dst: *mut u64, src: &[u64], stream: bool) {
+                // SAFETY: forwarded contract.
+                unsafe { rows::copy_rows::<$lanes>(dst, src, stream) }
+            }
+
+            /// # Safety
+            /// None beyond the CPU having this ISA's features.
+            $(#[target_feature(enable = $features)])?
+            pub(crate) unsafe fn stream_fence() {
+                <$lanes as crate::lanes::Lanes>::stream_fence()
+            }
+
+            /// # Safety
             /// The CPU has this ISA's features; see [`rows::copy_streaming`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn copy_streaming(dst: &mut [u64], src: &[u64]) {
@@ -179,6 +202,32 @@ pub(crate) mod portable {
             // SAFETY: as above.
             unsafe { clmul::inverse_radix8(block, tw) }
         }
+    }
+
+    /// # Safety
+    /// As for [`rows::radix_rows`](crate::rows::radix_rows).
+    pub(crate) unsafe fn radix_rows(rows: crate::StridedRows, tw: &[u64], stream: bool) {
+        if rows.width >= MIN_LANES {
+            // SAFETY: forwarded contract; no CPU features needed.
+            unsafe { table::radix_rows(rows, tw, stream) }
+        } else {
+            // SAFETY: as above.
+            unsafe { clmul::radix_rows(rows, tw, stream) }
+        }
+    }
+
+    /// # Safety
+    /// As for [`rows::copy_rows`](crate::rows::copy_rows).
+    pub(crate) unsafe fn copy_rows(dst: *mut u64, src: &[u64], stream: bool) {
+        // SAFETY: forwarded contract; no CPU features needed.
+        unsafe { clmul::copy_rows(dst, src, stream) }
+    }
+
+    /// # Safety
+    /// None (kept `unsafe` to match the other ISAs).
+    pub(crate) unsafe fn stream_fence() {
+        // SAFETY: no CPU features needed.
+        unsafe { clmul::stream_fence() }
     }
 
     /// # Safety

@@ -24,11 +24,14 @@
 mod backend;
 mod dispatch;
 mod field;
+mod groups;
 mod lanes;
 pub mod reference;
 mod rows;
 mod scalar;
+mod strided;
 mod transpose;
 
 pub use backend::{Backend, BackendError, BackendKind};
 pub use field::Gf64;
+pub use strided::StridedRows;

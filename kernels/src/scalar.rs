@@ -2,8 +2,10 @@
 //! backend.
 //!
 //! The product of two field elements is a 128-bit carry-less product `lo + hi·x^64` followed by
-//! one fold of `hi` (PRIOR_ART §1): `hi·x^64 ≡ hi·(x^4 + x^3 + x + 1)`, where the bits of
-//! `hi·0x1B` that land above x^63 (the "spill", at most 4 bits) are folded in before the shifts.
+//! one fold of `hi`: `hi·x^64 ≡ hi·(x^4 + x^3 + x + 1)`, where the bits of `hi·0x1B` that land
+//! above x^63 (the "spill", at most 4 bits, since x^4 is the modulus's highest low term) are
+//! folded in before the shifts, so a single fold reduces the product completely (no second
+//! carry-less multiply by the modulus).
 
 /// Bit masks selecting every fifth bit, starting at bit `k`: the "holes" of the integer-multiply
 /// carry-less product.

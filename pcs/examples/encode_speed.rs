@@ -2,25 +2,10 @@
 //!   [log_rows] [lanes] [log_inv_rate] [workers] [reps] [in_place|rows|lanes] [plan-config json]`.
 //! Prints the plan, then the median and spread of `reps` warm encodes and ns per lane-butterfly.
 
-use ntt_kernels::Backend;
 use ntt_pcs::{Encoder, Expansion, MessageLayout, PlanConfig, Shape};
-use ntt_runtime::ThreadPoolBuilder;
+use ntt_runtime::cpu_time::process_cpu;
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 use std::time::Instant;
-
-/// CPU time of every thread of this process so far, in seconds (from /proc schedstat), so a
-/// loaded machine still gives a usable measure of the work done.
-fn cpu_seconds() -> f64 {
-    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
-        return 0.0;
-    };
-    dir.filter_map(|e| e.ok())
-        .filter_map(|e| std::fs::read_to_string(e.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
-        .sum::<f64>()
-        / 1e9
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,14 +18,10 @@ fn main() {
     let mode = arg(5, "in_place");
     let config: PlanConfig = serde_json::from_str(&arg(6, "{}")).expect("plan config json");
 
-    let pool = Arc::new(
-        ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .build()
-            .expect("pool"),
-    );
-    let backend = Backend::from_env().expect("backend");
-    let enc = Encoder::new(pool, backend).with_config(config);
+    let enc = Encoder::from_env(Some(workers))
+        .expect("encoder")
+        .with_config(config);
+    let backend = enc.backend();
     let shape = Shape::with_expansion(log_rows, lanes, r, Expansion::Unbounded).expect("valid shape");
     let layout = if mode == "lanes" {
         MessageLayout::Lanes
@@ -61,7 +42,7 @@ fn main() {
     let mut times = Vec::with_capacity(reps);
     let mut cpu = Vec::with_capacity(reps);
     for _ in 0..reps + 1 {
-        let c0 = cpu_seconds();
+        let c0 = process_cpu();
         let t0 = if mode == "in_place" {
             data[..msg.len()].copy_from_slice(&msg);
             let t0 = Instant::now();
@@ -74,7 +55,7 @@ fn main() {
             t0
         };
         times.push(t0.elapsed().as_secs_f64());
-        cpu.push(cpu_seconds() - c0);
+        cpu.push((process_cpu() - c0).as_secs_f64());
     }
     times.remove(0);
     cpu.remove(0);

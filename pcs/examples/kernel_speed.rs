@@ -1,7 +1,7 @@
-//! Times the encoder's radix-8 group on a cache-resident block, minimum of many short runs:
-//! `cargo run --release -p ntt-pcs --example kernel_speed -- [lanes] [rows]`.
+//! Times a whole transform of a cache-resident block, minimum of many short runs:
+//! `cargo run --release -p ntt-pcs --example kernel_speed -- [lanes] [rows]`. (One radix group
+//! alone is timed by `ntt-kernels`' `group_speed` example.)
 
-use ntt_kernels::Backend;
 use ntt_pcs::reference::encode_reference;
 use std::time::Instant;
 
@@ -12,20 +12,12 @@ fn main() {
         .collect();
     let lanes = args.first().copied().unwrap_or(64);
     let log_rows = args.get(1).copied().unwrap_or(9) as u32;
-    let backend = Backend::from_env().expect("backend");
     let msg: Vec<u64> = (0..lanes << log_rows)
         .map(|i| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
         .collect();
     // A whole transform of a cache-resident block: radix-8 groups only when log_rows % 3 == 0.
-    let enc = ntt_pcs::Encoder::new(
-        std::sync::Arc::new(
-            ntt_runtime::ThreadPoolBuilder::new()
-                .num_threads(1)
-                .build()
-                .expect("pool"),
-        ),
-        backend,
-    );
+    let enc = ntt_pcs::Encoder::from_env(Some(1)).expect("encoder");
+    let backend = enc.backend();
     let mut data = msg.clone();
     enc.encode_in_place(&mut data, lanes, 0, None).expect("encode");
     assert_eq!(data, encode_reference(&msg, lanes, log_rows, 0));
@@ -36,29 +28,6 @@ fn main() {
         enc.encode_in_place(&mut data, lanes, 0, None).expect("encode");
         best = best.min(t0.elapsed().as_secs_f64());
     }
-    let mut block = msg[..(8 * lanes).min(msg.len())].to_vec();
-    block.resize(8 * lanes, 1);
-    let tw = [
-        3u64,
-        0x1234_5678_9abc_def1,
-        0xfedc_ba98,
-        u64::MAX,
-        1 << 63,
-        0x1b,
-        0x0f0f_0f0f_0f0f_0f0f,
-    ];
-    let mut best_group = f64::MAX;
-    for _ in 0..2000 {
-        let t0 = Instant::now();
-        for _ in 0..100 {
-            ntt_pcs::kernel::radix8(backend, &mut block, tw);
-        }
-        best_group = best_group.min(t0.elapsed().as_secs_f64());
-    }
-    println!(
-        "radix-8 group alone (8 rows × {lanes} lanes, L1): {:.3} ns/lane-butterfly",
-        best_group * 1e9 / (100.0 * 12.0 * lanes as f64)
-    );
     println!(
         "{} lanes × 2^{log_rows} rows on {}: best {:.1} µs, {:.3} ns/lane-butterfly",
         lanes,
@@ -67,7 +36,3 @@ fn main() {
         best * 1e9 / lbf
     );
 }
-
-/// The radix-8 group alone on one L1-resident block, best of many runs.
-#[allow(dead_code)]
-fn group_alone() {}

@@ -5,7 +5,6 @@ pub use ntt_verify;
 
 pub mod commit;
 pub mod encoder;
-pub mod kernel;
 pub mod plan;
 pub mod reference;
 pub mod shape;
@@ -20,7 +19,7 @@ pub use commit::{
     CommitError, CommitTimings, Commitment, Committer, OpenError, Opening, ProofDecodeError, ProverData,
     VerifyError, verify,
 };
-pub use encoder::{EncodeError, Encoder};
+pub use encoder::{EncodeError, Encoder, SetupError};
 pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use shape::{CodewordShape, Expansion, MessageLayout, Shape, ShapeError};
 pub use sink::RowSink;

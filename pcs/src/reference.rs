@@ -10,7 +10,7 @@
 //!
 //! Layout: `lanes` words per row, word `row·lanes + lane`; message rows first.
 
-use crate::twiddle::{inverse, table};
+use crate::twiddle::table;
 use ntt_kernels::Gf64;
 use ntt_kernels::reference::mul_bitwise;
 
@@ -22,7 +22,7 @@ fn normalized_subspace_values(omega: u64, count: usize) -> Vec<Gf64> {
     let mut at_basis: Vec<Gf64> = (0..=count).map(|j| Gf64(1u64 << j)).collect();
     let mut out = Vec::with_capacity(count);
     for i in 0..count {
-        out.push(at_point * inverse(at_basis[i]));
+        out.push(at_point * at_basis[i].inverse());
         let shift = at_basis[i];
         at_point = at_point * (at_point + shift);
         for b in at_basis.iter_mut() {

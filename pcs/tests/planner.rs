@@ -74,9 +74,9 @@ fn plans_follow_the_budgets() {
             );
         }
     }
-    // A buffer past the LLC streams; one inside does not.
+    // Plain stores unless forced, inside the LLC or past it.
     assert!(!big.stream, "{big}");
-    assert!(small.stream, "{small}");
+    assert!(!small.stream, "{small}");
     // Same inputs, same plan.
     assert_eq!(
         big,

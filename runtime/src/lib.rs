@@ -34,6 +34,7 @@
 
 mod arena;
 mod context;
+pub mod cpu_time;
 mod graph;
 mod job;
 mod join;

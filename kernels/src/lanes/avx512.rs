@@ -1,5 +1,7 @@
 //! Eight lanes per `__m512i`: VPCLMULQDQ products, the AVX-512BW byte-shuffle spill, ternary-logic
-//! XORs and masked partial columns (PRIOR_ART §1a).
+//! XORs and masked partial columns. The spill (the bits of `hi·0x1B` above x^63) and its own
+//! reduction come from one in-register byte shuffle of a 16-entry table indexed by `hi >> 60`,
+//! which saves the second carry-less multiply a two-fold reduction would need.
 
 use super::{FOLDED_SPILL, Lanes};
 use core::arch::x86_64::*;

@@ -22,11 +22,40 @@ pub(crate) mod sse;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod neon;
 
+/// Which cache a [`prefetch_line`] asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CacheLevel {
+    /// L1 and outwards: for data the next instructions use.
+    L1,
+    /// L2 and outwards: for data needed a little later, without evicting L1.
+    L2,
+}
+
+/// Asks for the cache line holding `p` to be brought into `level` (x86_64: `prefetcht0` or
+/// `prefetcht1`, part of the baseline; elsewhere nothing). A hint only: it never faults, whatever
+/// the address, and changes no memory.
+#[inline(always)]
+pub(crate) fn prefetch_line(p: *const u64, level: CacheLevel) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
+        // SAFETY: SSE is part of the x86_64 baseline; a prefetch never faults and writes nothing.
+        unsafe {
+            match level {
+                CacheLevel::L1 => _mm_prefetch::<_MM_HINT_T0>(p.cast()),
+                CacheLevel::L2 => _mm_prefetch::<_MM_HINT_T1>(p.cast()),
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, level);
+}
+
 /// The most lanes any adapter has; partial columns go through a buffer this long.
 pub(crate) const MAX_WIDTH: usize = 8;
 
 /// `FOLDED_SPILL[n] = g(n ^ (n>>1) ^ (n>>3))` with `g(s) = s ^ s<<1 ^ s<<3 ^ s<<4`: the spill
-/// of `hi` (its bits that `hi·0x1B` pushes above x^63, PRIOR_ART §1a) as a function of
+/// of `hi` (its bits that `hi·0x1B` pushes above x^63: bits 63, 61 and 60 of `hi` feed them) as a function of
 /// `n = hi>>60`, already multiplied back by 0x1B. It fits in a byte, so one byte shuffle looks it
 /// up; `FOLDED_SPILL[0] = 0`, so zero index bytes give zero bytes.
 #[cfg(target_arch = "x86_64")]
@@ -107,6 +136,13 @@ pub(crate) trait Lanes: Copy {
     #[inline(always)]
     fn stream_fence() {}
 
+    /// Asks for the cache line holding `p` to be brought into L1 (a hint: it never faults,
+    /// whatever the address, and changes no memory). A no-op where the ISA has no such hint.
+    #[inline(always)]
+    fn prefetch(p: *const u64) {
+        prefetch_line(p, CacheLevel::L1);
+    }
+
     fn xor(self, other: Self) -> Self;
 
     /// `self ^ a ^ b` (one ternary-logic op where the ISA has it).
@@ -129,7 +165,7 @@ pub(crate) trait Lanes: Copy {
     /// Per lane, `self << 3`.
     fn shl3(self) -> Self;
 
-    /// `acc + v·t`, with the one-fold reduction of PRIOR_ART §1: for `p = lo + hi·x^64`,
+    /// `acc + v·t`, with a one-fold reduction: for `p = lo + hi·x^64`,
     /// `p ≡ lo ^ g(hi ^ spill(hi))` with `g(y) = y ^ y<<1 ^ y<<3 ^ y<<4` (shifts mod 2^64).
     ///
     /// Two rewrites save vector ops per product on the two-port AVX-512 machines: `g` is

@@ -36,14 +36,10 @@ pub enum CommitError {
 /// that finished it (see [`StreamingHasher`]).
 ///
 /// ```
-/// use std::sync::Arc;
-/// use ntt_kernels::Backend;
 /// use ntt_pcs::commit::{Committer, verify};
 /// use ntt_pcs::{Encoder, MessageLayout};
-/// use ntt_runtime::ThreadPoolBuilder;
 ///
-/// let pool = Arc::new(ThreadPoolBuilder::new().num_threads(2).build()?);
-/// let committer = Committer::new(Encoder::new(pool, Backend::detect()));
+/// let committer = Committer::new(Encoder::from_env(Some(2))?);
 ///
 /// // 2^10 words as 8 lanes of 2^7, lane-major; rate 1/2 gives 2^8 codeword rows.
 /// let witness: Vec<u64> = (0..1u64 << 10).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();

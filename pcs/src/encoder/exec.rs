@@ -11,8 +11,7 @@
 use super::lanes::{gather_lane_rows, prefetch_lane_rows};
 use super::layers::{forward_group, forward_layers, inverse_layers};
 use super::rows::SharedRows;
-use crate::kernel;
-use crate::plan::{DeepPass, GatheredPass, Plan, Source};
+use crate::plan::{DeepPass, Gather, GatheredPass, Plan, Source};
 use crate::sink::RowSink;
 use ntt_kernels::Backend;
 use ntt_runtime::{RunError, TaskContext, ThreadPool};
@@ -158,9 +157,14 @@ impl Run<'_> {
         let blocks = 1usize << first;
         let groups_per_block = step >> pass.log_residues;
         let from_message = pass.source.is_message();
-        let lanes_message = matches!(self.msg, Message::Lanes(_)) && from_message;
         // A lane-major group is transposed into its own scratch first (the source of every
-        // block's transform), the others are read straight from their rows.
+        // block's transform), the others are read straight from their rows: the plan says which.
+        let lanes_message = pass.gather == Gather::Transposed;
+        assert_eq!(
+            lanes_message,
+            from_message && matches!(self.msg, Message::Lanes(_)),
+            "the plan's gather does not match the message"
+        );
         let scratch_words = if lanes_message {
             2 * group_words
         } else {
@@ -185,7 +189,7 @@ impl Run<'_> {
                                 let msg_rows = 1 << self.msg_log_rows();
                                 for (i, row) in gathered.chunks_exact_mut(width).enumerate() {
                                     let next = residue + (i + 1) * step;
-                                    prefetch_lane_rows(m, n, msg_rows, next, width / n);
+                                    prefetch_lane_rows(self.backend, m, n, msg_rows, next, width / n);
                                     // SAFETY: a separate lane-major message: no task writes it.
                                     unsafe { self.read_message_rows(residue + i * step, row) };
                                 }
@@ -237,7 +241,9 @@ impl Run<'_> {
                         };
                     }
                 }
-                kernel::stream_fence(self.backend, self.plan.stream);
+                if self.plan.stream {
+                    self.backend.stream_fence();
+                }
             })
         })
     }
@@ -281,7 +287,9 @@ impl Run<'_> {
                     self.dst
                         .write_with(self.backend, first_row * n, rows, self.plan.stream)
                 };
-                kernel::stream_fence(self.backend, self.plan.stream);
+                if self.plan.stream {
+                    self.backend.stream_fence();
+                }
             });
         };
         let in_place_message = matches!(self.msg, Message::InPlace);
@@ -415,6 +423,9 @@ impl Run<'_> {
                         inverse_layers(self.backend, buf, width, first, end, log_d, block as u64);
                         // SAFETY: as above.
                         unsafe { self.scatter(buf, width, base, step) };
+                    }
+                    if self.plan.stream {
+                        self.backend.stream_fence();
                     }
                 })
             })?;

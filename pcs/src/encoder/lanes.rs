@@ -55,23 +55,20 @@ pub(crate) fn gather_lane_rows(
 /// be brought into L2 ahead of a [`gather_lane_rows`] of them. A lane-major gather reads one short
 /// run from each of many lanes, more streams than the hardware prefetchers follow, so without
 /// this every run starts with a DRAM miss.
-pub(crate) fn prefetch_lane_rows(msg: &[u64], lanes: usize, msg_rows: usize, first_row: usize, count: usize) {
+pub(crate) fn prefetch_lane_rows(
+    backend: Backend,
+    msg: &[u64],
+    lanes: usize,
+    msg_rows: usize,
+    first_row: usize,
+    count: usize,
+) {
     if first_row + count > msg_rows {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
     for t in 0..lanes {
-        let run = &msg[t * msg_rows + first_row..t * msg_rows + first_row + count];
-        for line in run.chunks(8) {
-            // SAFETY: SSE is part of the x86_64 baseline; a prefetch is only a hint, it never
-            // faults and changes no memory.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(line.as_ptr().cast())
-            };
-        }
+        backend.prefetch_l2(&msg[t * msg_rows + first_row..t * msg_rows + first_row + count]);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (msg, lanes);
 }
 
 #[cfg(test)]

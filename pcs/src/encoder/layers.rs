@@ -7,9 +7,8 @@
 //! (the distance `2^depth` of the pair in the whole domain of 2^log_rows rows, and the global
 //! block index).
 
-use crate::kernel;
 use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk};
-use ntt_kernels::Backend;
+use ntt_kernels::{Backend, StridedRows};
 
 /// Bytes of a block small enough to run its remaining layers in L1 (of the 48 KiB or 32 KiB
 /// L1d of current cores, with room left for twiddles and the stack).
@@ -68,11 +67,11 @@ fn forward_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, d
     each_block_twiddles(k, depth, first_block, blocks, |c, tw| {
         let block = &mut buf[c * block_words..(c + 1) * block_words];
         match k {
-            3 => kernel::radix8(backend, block, tw.try_into().expect("7 twiddles")),
-            2 => kernel::radix4(backend, block, tw.try_into().expect("3 twiddles")),
+            3 => backend.radix8(block, tw.try_into().expect("7 twiddles")),
+            2 => backend.radix4(block, tw.try_into().expect("3 twiddles")),
             _ => {
                 let (u, v) = block.split_at_mut(block_words / 2);
-                kernel::radix2(backend, u, v, tw[0]);
+                backend.butterfly(u, v, tw[0]);
             }
         }
     });
@@ -191,9 +190,10 @@ pub(crate) fn inverse_layers(
 /// (`width << (end − first)` words) in between; `block` is the group's global block index at
 /// layer `first`.
 ///
-/// On backends with strided groups the gather is the first step's loads and the scatter the last
-/// step's stores (non-temporal when `stream`), whatever the radix of those steps; other backends
-/// copy the rows into scratch first and out of it last.
+/// The gather is the first step's loads and the scatter the last step's stores (non-temporal
+/// when `stream`), whatever the radix of those steps: the backend's strided groups
+/// ([`Backend::radix_rows`]) read and write the strided rows directly. The middle steps run on
+/// the contiguous rows in scratch. A one-step group goes from source to destination directly.
 ///
 /// # Safety
 /// The source rows are valid for reads; the destination rows are valid for writes and belong to
@@ -211,33 +211,7 @@ pub(crate) unsafe fn forward_group(
     block: u64,
     stream: bool,
 ) {
-    let g = end - first;
-    let rows = 1usize << g;
-    let group_words = width << g;
-    if !kernel::has_strided_groups(backend) {
-        if src != scratch.cast_const() {
-            for i in 0..rows {
-                // SAFETY: source row i is readable, scratch row i writable; they do not overlap
-                // (scratch is not a source row unless it is the whole source).
-                unsafe {
-                    core::ptr::copy_nonoverlapping(
-                        src.wrapping_add(i * src_stride),
-                        scratch.wrapping_add(i * width),
-                        width,
-                    )
-                };
-            }
-        }
-        // SAFETY: scratch holds `group_words` initialised words (gathered above) and nothing
-        // else refers to it meanwhile.
-        let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
-        forward_layers(backend, buf, width, first, end, log_rows, block);
-        for (i, row) in buf.chunks_exact(width).enumerate() {
-            // SAFETY: destination row i is the caller's and disjoint from scratch.
-            unsafe { kernel::write_rows(backend, dst.wrapping_add(i * dst_stride), row, stream) };
-        }
-        return;
-    }
+    let group_words = width << (end - first);
     let mut layer = first;
     // Where the group's rows are now: the source until the first step has run.
     let mut at = (src, src_stride);
@@ -258,7 +232,7 @@ pub(crate) unsafe fn forward_group(
         } else {
             // The first or last step: strided groups that read `at` and write `to`.
             let strided = |c: usize, tw: &[u64]| {
-                let rows = kernel::StridedRows {
+                let rows = StridedRows {
                     src: at.0.wrapping_add(c * block_rows * at.1),
                     src_stride: at.1,
                     dst: to.wrapping_add(c * block_rows * to_stride),
@@ -267,9 +241,9 @@ pub(crate) unsafe fn forward_group(
                     width,
                 };
                 // SAFETY: block c's rows at `at` are readable (source or scratch) and at `to`
-                // writable (scratch, or the caller's destination rows); the backend has strided
-                // groups.
-                unsafe { kernel::radix_rows(backend, 1 << k, rows, tw, last && stream) };
+                // writable (scratch, or the caller's destination rows), each destination row
+                // disjoint from every other row of the block but its own source row.
+                unsafe { backend.radix_rows(rows, tw, last && stream) };
             };
             each_block_twiddles(k, depth, first_block, blocks, strided);
         }

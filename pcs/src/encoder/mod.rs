@@ -50,7 +50,33 @@ pub struct Encoder {
     wisdom: Option<Arc<Wisdom>>,
 }
 
+/// Why [`Encoder::from_env`] could not set up an encoder.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// `NTT_BACKEND` names an unknown backend or one this CPU cannot run.
+    #[error(transparent)]
+    Backend(#[from] ntt_kernels::BackendError),
+    /// The pool's size is out of range (or `NTT_THREADS` malformed), or a worker cannot start.
+    #[error("cannot start the worker pool: {0}")]
+    Pool(#[from] ntt_runtime::BuildError),
+}
+
 impl Encoder {
+    /// An encoder on a new pool of `workers` workers (`None`: `NTT_THREADS` when set, else one
+    /// per processing unit) with the backend `NTT_BACKEND` names (else the fastest this CPU has),
+    /// planning from the topology: the one way the CLI, the benches and the examples set up the
+    /// engine.
+    ///
+    /// # Errors
+    /// [`SetupError`]: a backend this CPU cannot run, or a pool that cannot start.
+    pub fn from_env(workers: Option<usize>) -> Result<Self, SetupError> {
+        let backend = Backend::from_env()?;
+        let pool = ntt_runtime::ThreadPoolBuilder::new()
+            .num_threads(workers.unwrap_or(0))
+            .build()?;
+        Ok(Self::new(Arc::new(pool), backend))
+    }
+
     /// An encoder running on `pool` with `backend`'s kernels and topology-derived plans.
     pub fn new(pool: Arc<ThreadPool>, backend: Backend) -> Self {
         Self {

@@ -85,7 +85,7 @@ impl SharedRows {
         );
         // SAFETY: in bounds (checked above); exclusively ours (caller); `src` is task scratch,
         // a separate allocation.
-        unsafe { crate::kernel::write_rows(backend, self.ptr.wrapping_add(at), src, stream) };
+        unsafe { backend.copy_rows(self.ptr.wrapping_add(at), src, stream) };
     }
 
     /// A shared view of `len` words at `at`.

@@ -1,6 +1,6 @@
 //! A plan as a readable explanation and as a one-line summary.
 
-use super::{DeepBudget, Plan, Source};
+use super::{DeepBudget, Gather, Plan, Source};
 use core::fmt;
 
 /// A byte count in the largest binary unit that keeps it readable (`2 MiB`, `1.5 KiB`).
@@ -28,6 +28,13 @@ fn source(s: Source) -> &'static str {
     }
 }
 
+fn gather(g: Gather) -> &'static str {
+    match g {
+        Gather::Fused => "the first step loads the strided rows directly",
+        Gather::Transposed => "rows transposed into scratch first",
+    }
+}
+
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.shape;
@@ -42,12 +49,13 @@ impl fmt::Display for Plan {
         )?;
         writeln!(
             f,
-            "  budgets: L2 unit {} (2^{} rows), L3 unit {} (2^{} rows); gate: {}; stores: {} (buffer {} vs LLC {})",
+            "  budgets: L2 unit {} (2^{} rows), L3 unit {} (2^{} rows); gate: {} ({}); stores: {} (buffer {} vs LLC {})",
             bytes(self.l2_unit_bytes),
             self.log_fit_l2,
             bytes(self.l3_unit_bytes),
             self.log_fit_l3,
             if self.wide { "wide" } else { "narrow" },
+            self.gate,
             if self.stream { "streaming" } else { "cached" },
             bytes(s.codeword_words() * 8),
             bytes(self.llc_bytes),
@@ -81,7 +89,7 @@ impl fmt::Display for Plan {
             };
             writeln!(
                 f,
-                "  pass {pass} gathered: layers {}..{}: {} groups of 2^{} rows × {} residue(s), stride 2^{} rows, {} per group{reps}; reads {}, writes the buffer",
+                "  pass {pass} gathered: layers {}..{}: {} groups of 2^{} rows × {} residue(s), stride 2^{} rows, {} per group{reps}; reads {} ({}), writes the buffer",
                 g.first_layer,
                 g.end_layer(),
                 g.groups,
@@ -90,6 +98,7 @@ impl fmt::Display for Plan {
                 g.log_step,
                 bytes(g.group_bytes),
                 source(g.source),
+                gather(g.gather),
             )?;
             pass += 1;
         }

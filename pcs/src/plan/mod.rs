@@ -11,16 +11,40 @@
 //! Layers below r are copies of the message (the replication trick) and never run. Every pass
 //! reads and writes the buffer once (a *sweep*); the planner minimises sweeps first, then fills
 //! the L2 unit with adjacent residues (the wide plan) where that costs no sweep. See
-//! `docs/ARCHITECTURE.md` for the rule and why it carries to other machines.
+//! `docs/ARCHITECTURE.md` for the rules and why they carry to other machines.
+//!
+//! Each rule is a short function of its own, tested on its own:
+//!
+//! | rule                         | where                                   |
+//! |------------------------------|-----------------------------------------|
+//! | cache units                  | `budget`: `Units::new`                |
+//! | streaming stores             | `budget`: `streaming`                 |
+//! | deep budget (L2 or L3)       | `placement`: `deep_budget`            |
+//! | sweeps (earliest deep start) | `placement`: `min_deep_start`         |
+//! | layer placement              | `placement`: `place_layers`           |
+//! | the narrow/wide gate         | `gate`: `gate`, recorded as [`GateReason`] |
+//! | residues and column tiles    | `gathered`: `pass_residues`, `tile_columns` |
+//! | copy or fuse the gather      | `gathered`: [`Gather`]                |
+//! | deep-task size               | `deep`: `task_log_subs`               |
+//! | sink blocks                  | `deep`: `sink_plan`                   |
 
+mod budget;
 mod config;
+mod deep;
 mod display;
+mod gate;
+mod gathered;
+mod placement;
 
 pub use config::{DeepBudget, PlanConfig};
 pub use display::bytes;
+pub use gate::GateReason;
+pub use gathered::Gather;
 
 use crate::shape::{MessageLayout, Shape};
 use ntt_kernels::{Backend, BackendKind};
+use budget::Units;
+use gathered::Geometry;
 use ntt_runtime::WorkerBudget;
 use serde::{Deserialize, Serialize};
 
@@ -92,6 +116,8 @@ pub struct GatheredPass {
     /// a quarter of the L2 unit. Then each tile of the message is read once for all blocks.
     pub tile_columns: usize,
     pub source: Source,
+    /// How the first step gets the rows: straight from the source, or transposed first.
+    pub gather: Gather,
 }
 
 impl GatheredPass {
@@ -153,6 +179,8 @@ pub struct Plan {
     pub log_fit_l3: u32,
     /// The narrow/wide gate.
     pub wide: bool,
+    /// Why the gate chose as it did.
+    pub gate: GateReason,
     /// Non-temporal stores for rows a pass will not read back.
     pub stream: bool,
     /// The last-level cache the pool can use, bytes (per-worker L3 share × workers).
@@ -179,29 +207,6 @@ impl Plan {
     pub fn sweeps(&self) -> usize {
         self.gathered.len() + usize::from(self.deep.is_some()) + usize::from(self.replicate_only)
     }
-}
-
-/// Splits `layers` into `parts` passes of 1..=`cap` layers each, minimising the radix steps
-/// Σ ⌈g/3⌉ (ties: earlier passes larger). `None` when it cannot be done.
-fn split_layers(layers: u32, parts: u32, cap: u32) -> Option<(u32, Vec<u32>)> {
-    if parts == 0 {
-        return (layers == 0).then(|| (0, Vec::new()));
-    }
-    if layers < parts || layers > parts * cap {
-        return None;
-    }
-    let mut best: Option<(u32, Vec<u32>)> = None;
-    for g in (1..=cap.min(layers - (parts - 1))).rev() {
-        if let Some((cost, rest)) = split_layers(layers - g, parts - 1, cap) {
-            let cost = cost + g.div_ceil(3);
-            if best.as_ref().is_none_or(|b| cost < b.0) {
-                let mut split = vec![g];
-                split.extend(rest);
-                best = Some((cost, split));
-            }
-        }
-    }
-    best
 }
 
 fn floor_log2(x: usize) -> u32 {
@@ -236,7 +241,8 @@ pub fn plan_in_place(
 }
 
 /// The planner proper (`layout == None`: message in place). The shape must be valid
-/// (`log_inv_rate ≤ log_rows`, `lanes ≥ 1`).
+/// (`log_inv_rate ≤ log_rows`, `lanes ≥ 1`). `backend` is recorded in the plan; no rule depends
+/// on it (every backend has the same strided and contiguous groups).
 pub fn plan_for(
     shape: Shape,
     layout: Option<MessageLayout>,
@@ -250,223 +256,45 @@ pub fn plan_for(
     let log_d = shape.log_rows();
     let start = shape.log_inv_rate();
     let message = Source::of_message(layout);
-
-    // Budgets: the smallest worker's share, so every worker's unit fits its own cache.
-    let min_l2 = budgets
-        .iter()
-        .map(|b| b.l2_bytes)
-        .min()
-        .unwrap_or(FALLBACK_BUDGET.l2_bytes);
-    let min_l3 = budgets
-        .iter()
-        .map(|b| b.l3_bytes)
-        .min()
-        .unwrap_or(FALLBACK_BUDGET.l3_bytes);
-    let max_l3 = budgets
-        .iter()
-        .map(|b| b.l3_bytes)
-        .max()
-        .unwrap_or(FALLBACK_BUDGET.l3_bytes);
-    let l2_unit_bytes = config.l2_bytes.unwrap_or(min_l2).max(64);
-    let l3_unit_bytes = config.l3_bytes.unwrap_or(min_l3 / 2).max(l2_unit_bytes);
-    let llc_bytes = max_l3.saturating_mul(workers);
-    let fit = |bytes: usize| floor_log2(bytes / 8 / n);
-    // A unit holds at least 2 rows, so every pass makes progress.
-    let log_fit_l2 = fit(l2_unit_bytes).max(1);
-    // An L3 sub-block is run as one in-cache gathered step plus L2 pieces: at most 2× the L2 layers.
-    let log_fit_l3 = fit(l3_unit_bytes).clamp(log_fit_l2, 2 * log_fit_l2);
-
-    let layers = log_d - start;
+    let units = Units::new(n, workers, budgets, config);
     let codeword_bytes = shape.codeword_words().saturating_mul(8);
-    let gathered_passes = |deep_fit: u32| layers.saturating_sub(deep_fit).div_ceil(log_fit_l2);
-    // The L3 deep pass pays for itself only when the buffer lives in DRAM (a buffer inside the
-    // LLC is swept at cache speed either way) and it saves a whole sweep; it keeps one gathered
-    // pass, which reads the message, so the L3 sub-blocks never stage the message in scratch.
-    let l3_saves_a_sweep = log_fit_l3 > log_fit_l2
-        && codeword_bytes > llc_bytes
-        && layers > log_fit_l3
-        && gathered_passes(log_fit_l3) < gathered_passes(log_fit_l2);
-    let deep_budget = config.deep.unwrap_or(if l3_saves_a_sweep {
-        DeepBudget::L3
-    } else {
-        DeepBudget::L2
-    });
-    let deep_fit = match deep_budget {
-        DeepBudget::L2 => log_fit_l2,
-        DeepBudget::L3 => log_fit_l3,
-    };
-    let par_log = if log_d >= PARALLEL_FLOOR_LOG_ROWS {
-        ceil_log2(workers).min(log_d - MIN_SPLIT_LOG_ROWS)
-    } else {
-        0
-    };
-    let min_deep_start = log_d.saturating_sub(deep_fit).max(par_log).max(start).min(log_d);
 
-    // Gathered passes: as few as the L2 unit allows (each is a sweep). Within that number of
-    // sweeps, the layers are placed so that as many as possible run as radix-8 steps: a pass of
-    // g layers runs ⌈g/3⌉ steps over its cached unit, so 9 + 9 beats 7 + 11. Among placements
-    // with as few steps, the first whose gathered passes all have a full radix-8 step (3 layers
-    // or more): a gathered pass streams the buffer from memory whatever it computes, so giving
-    // it 3 layers rather than 1 or 2 moves work off the cache-bound deep pass for free (and
-    // leaves the deep sub-block room in L2).
-    let passes = (min_deep_start - start).div_ceil(log_fit_l2);
-    let full_steps = |split: &[u32]| split.iter().all(|&g| g >= 3);
-    let mut best: Option<(u32, u32, Vec<u32>)> = None;
-    if passes > 0 {
-        let last = (start + passes * log_fit_l2).min(log_d - 1);
-        for deep_start in min_deep_start..=last.max(min_deep_start) {
-            let Some((cost, split)) = split_layers(deep_start - start, passes, log_fit_l2) else {
-                continue;
-            };
-            let cost = cost + (log_d - deep_start).div_ceil(3);
-            let better = |b: &(u32, u32, Vec<u32>)| {
-                cost < b.0 || (cost == b.0 && !full_steps(&b.2) && full_steps(&split))
-            };
-            if best.as_ref().is_none_or(better) {
-                best = Some((cost, deep_start, split));
-            }
-        }
-    }
-    let (deep_start, split) = match best {
-        Some((_, deep_start, split)) => (deep_start, split),
-        // No gathered pass needed (the smallest deep start always splits when one is).
-        None => {
-            let layers = min_deep_start - start;
-            let split = (0..passes)
-                .map(|p| layers / passes + u32::from(p < layers % passes))
-                .collect();
-            (min_deep_start, split)
-        }
+    let deep_fit = match placement::deep_budget(log_d - start, codeword_bytes, &units, config) {
+        DeepBudget::L2 => units.log_fit_l2,
+        DeepBudget::L3 => units.log_fit_l3,
     };
-    let unit_words = l2_unit_bytes / 8;
-    let residues_that_fit = |g: u32| floor_log2(unit_words / (n << g).max(1));
-    let mut gathered = Vec::with_capacity(passes as usize);
-    // Residues a wide group takes: enough for its rows to be page-long runs (4 KiB: a strided
-    // row shorter than a page costs a TLB entry and a DRAM page per row), at least what the L2
-    // unit holds, never more than twice the unit holds.
-    let page_runs = |_g: u32| ceil_log2(PAGE_BYTES.div_ceil(8 * n));
-    let share_fit = |g: u32| floor_log2((2 * unit_words) / (n << g).max(1));
-    let wide_residues = |g: u32| {
-        residues_that_fit(g)
-            .max(page_runs(g))
-            .min(share_fit(g))
-            .min(MAX_LOG_RESIDUES)
+    let min_deep = placement::min_deep_start(log_d, start, deep_fit, workers);
+    let placement = placement::place_layers(start, log_d, min_deep, units.log_fit_l2);
+    let first_pass = placement
+        .split
+        .first()
+        .map(|&g| (g, log_d - start - g));
+    let gate = gate::gate(n, first_pass, &units, config);
+    let geometry = Geometry {
+        lanes: n,
+        log_rows: log_d,
+        workers,
+        message,
     };
-    let mut wide = config.wide.unwrap_or(false);
-    let mut layer = start;
-    for (p, &g) in split.iter().enumerate() {
-        let log_step = log_d - layer - g;
-        if p == 0 && config.wide.is_none() {
-            // The gate: wide when at least two adjacent residues fit (see `wide_residues`).
-            wide = wide_residues(g) >= 1 && log_step >= 1;
-        }
-        let source = if p == 0 { message } else { Source::Buffer };
-        let blocks_per_group = if source.is_message() { 1 } else { 1usize << layer };
-        let mut log_r = if wide {
-            let derived = if config.wide == Some(true) {
-                wide_residues(g).max(3)
-            } else {
-                wide_residues(g)
-            };
-            config.log_residues.unwrap_or(derived).min(log_step)
-        } else {
-            0
-        };
-        // Keep a few groups per worker unless the residues were forced.
-        if config.log_residues.is_none() {
-            while log_r > 0 && (blocks_per_group << (log_step - log_r)) < 4 * workers {
-                log_r -= 1;
-            }
-        }
-        let width = n << log_r;
-        let tile_columns = if source.is_message() && layer > 0 {
-            // Never shorter than a page per row: shorter strided runs cost a DRAM page and a
-            // TLB entry each.
-            let fit = (l2_unit_bytes / TILE_FRACTION_OF_L2 / 8) >> g;
-            (fit / 8 * 8).max(PAGE_BYTES / 8).min(width)
-        } else {
-            width
-        };
-        gathered.push(GatheredPass {
-            first_layer: layer,
-            log_group_rows: g,
-            log_residues: log_r,
-            log_step,
-            groups: blocks_per_group << (log_step - log_r),
-            group_bytes: (width << g) * 8,
-            tile_columns,
-            source,
-        });
-        layer += g;
-    }
-
-    let deep = (deep_start < log_d).then(|| {
-        let log_sub = log_d - deep_start;
-        let source = if gathered.is_empty() {
-            message
-        } else {
-            Source::Buffer
-        };
-        // A task that reads the message stays inside one replica.
-        let max_group = if source.is_message() {
-            deep_start - start
-        } else {
-            deep_start
-        };
-        let log_group = MIN_TASK_LOG_ROWS.saturating_sub(log_sub).min(max_group);
-        let inner_g = log_sub.saturating_sub(log_fit_l2);
-        let inner_log_r = if inner_g > 0 {
-            residues_that_fit(inner_g)
-                .min(MAX_LOG_RESIDUES)
-                .min(log_sub - inner_g)
-        } else {
-            0
-        };
-        DeepPass {
-            first_layer: deep_start,
-            log_sub_rows: log_sub,
-            log_subs_per_task: log_group,
-            tasks: 1usize << (deep_start - log_group),
-            budget: if inner_g > 0 {
-                DeepBudget::L3
-            } else {
-                DeepBudget::L2
-            },
-            inner_log_group_rows: inner_g,
-            inner_log_residues: inner_log_r,
-            sub_bytes: (n << log_sub) * 8,
-            source,
-        }
-    });
-
-    let sink = match &deep {
-        Some(d) if d.inner_log_group_rows > 0 => SinkPlan {
-            log_block_rows: d.log_piece_rows(),
-            fused: true,
-        },
-        Some(d) => SinkPlan {
-            log_block_rows: d.log_sub_rows + d.log_subs_per_task,
-            fused: true,
-        },
-        None => SinkPlan {
-            log_block_rows: log_d - ceil_log2(4 * workers).min(log_d),
-            fused: false,
-        },
-    };
+    let gathered = gathered::gathered_passes(&geometry, start, &placement.split, &gate, &units, config);
+    let deep_source = if gathered.is_empty() { message } else { Source::Buffer };
+    let deep = deep::deep_pass((n, log_d, start), placement.deep_start, deep_source, &units);
+    let sink = deep::sink_plan(deep.as_ref(), log_d, workers);
 
     Plan {
         shape,
         layout,
         workers,
         backend: backend.kind(),
-        l2_unit_bytes,
-        l3_unit_bytes,
-        log_fit_l2,
-        log_fit_l3,
-        wide,
-        stream: config.stream.unwrap_or(codeword_bytes > llc_bytes),
-        llc_bytes,
-        deep_start,
+        l2_unit_bytes: units.l2_bytes,
+        l3_unit_bytes: units.l3_bytes,
+        log_fit_l2: units.log_fit_l2,
+        log_fit_l3: units.log_fit_l3,
+        wide: gate.wide,
+        gate: gate.reason,
+        stream: budget::streaming(config),
+        llc_bytes: units.llc_bytes,
+        deep_start: placement.deep_start,
         gathered,
         replicate_only: start == log_d,
         deep,

@@ -1,5 +1,6 @@
 //! CPU-time clocks (`clock_gettime`): what a run cost in CPU, which other tenants of a shared
-//! machine do not inflate the way they inflate wall time.
+//! machine do not inflate the way they inflate wall time. The pool's workers are threads of this
+//! process, so [`process_cpu`] counts their work too.
 
 use std::time::Duration;
 

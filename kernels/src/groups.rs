@@ -1,0 +1,253 @@
+//! The radix-2/4/8 register groups, written once over [`Lanes`] and over [`StridedRows`].
+//!
+//! A group holds one column (`L::WIDTH` words) of each of its R segments in R registers and runs
+//! all the butterflies of its `log2 R` layers on them before storing: 1, 4 or 12 butterflies per
+//! R loads and R stores. The rows come from a [`StridedRows`]: a contiguous block is one row per
+//! segment, a gathered group of strided rows is many, read from one place and written to another
+//! (so a gathered pass needs no gather or scatter copy).
+//!
+//! Twiddles are in breadth-first order (see [`crate::Backend::radix8`]): radix 8 pairs (i, i+4)
+//! with `tw[0]`; (0,2),(1,3) with `tw[1]` and (4,6),(5,7) with `tw[2]`; (2k, 2k+1) with `tw[3+k]`.
+//! Radix 4 is the same on four registers with `tw[0..3]`; radix 2 one butterfly with `tw[0]`.
+//!
+//! # Safety
+//! As for [`crate::rows`]: the CPU has `L`'s features (the caller is a `#[target_feature]` entry
+//! point reached through a checked [`crate::Backend`]); the rows are valid (the caller of
+//! [`crate::Backend::radix_rows`] vouches for them, the safe wrappers check their slices).
+
+use crate::lanes::Lanes;
+use crate::rows::{forward, forward_or_zero, inverse, load, store};
+use crate::strided::StridedRows;
+
+/// Source rows up to this many words (4 KiB) are prefetched one row ahead: a short strided row
+/// starts a fresh page, which the hardware prefetchers do not follow; longer rows are sequential
+/// runs they do follow.
+const SHORT_ROW_WORDS: usize = 512;
+
+/// Whether `tw` are the twiddles of a step's first block (global block 0): zero at 0, 1 and 3
+/// (where the radix has them), because ŝ(0) = 0 is the first block of every layer. Those
+/// butterflies reduce to `v ← v + u`: the first radix-8 group skips 7 of its 12 products.
+fn first_block_twiddles(tw: &[u64]) -> bool {
+    [0, 1, 3].iter().all(|&k| tw.get(k).is_none_or(|&w| w == 0))
+}
+
+/// A radix-`R` group over `rows`, forward (`INVERSE == false`) or inverse, with non-temporal
+/// stores for the full columns when `stream` and the destination rows allow it (every row's
+/// full columns aligned to the vector: a stride of whole vectors).
+///
+/// # Safety
+/// The CPU has `L`'s features; `tw.len() == R − 1`; every row of `rows` is valid (source for
+/// reads, destination for writes) and a destination row overlaps no other row of the group
+/// except its own source row.
+#[inline(always)]
+pub(crate) unsafe fn radix_rows<L: Lanes, const R: usize, const INVERSE: bool>(
+    rows: StridedRows,
+    tw: &[u64],
+    stream: bool,
+) {
+    debug_assert!(matches!(R, 2 | 4 | 8) && tw.len() == R - 1);
+    // SAFETY: the caller vouches for the features.
+    let t = unsafe { prepare::<L, R>(tw) };
+    let stream = stream && rows.dst_stride.is_multiple_of(L::WIDTH);
+    // SAFETY (all four): forwarded contract.
+    match (!INVERSE && first_block_twiddles(tw), stream) {
+        (true, true) => unsafe { group::<L, R, INVERSE, true, true>(rows, &t) },
+        (true, false) => unsafe { group::<L, R, INVERSE, true, false>(rows, &t) },
+        (false, true) => unsafe { group::<L, R, INVERSE, false, true>(rows, &t) },
+        (false, false) => unsafe { group::<L, R, INVERSE, false, false>(rows, &t) },
+    }
+}
+
+/// The `R − 1` twiddles prepared, in the first slots of a 7-array (the rest repeat `tw[0]`).
+///
+/// # Safety
+/// The CPU has `L`'s features.
+#[inline(always)]
+unsafe fn prepare<L: Lanes, const R: usize>(tw: &[u64]) -> [L::Twiddle; 7] {
+    // SAFETY: the caller vouches for the features.
+    let mut out = [unsafe { L::twiddle(tw[0]) }; 7];
+    for k in 1..R - 1 {
+        // SAFETY: as above.
+        out[k] = unsafe { L::twiddle(tw[k]) };
+    }
+    out
+}
+
+/// [`radix_rows`] with its run-time choices made: `ZERO` leaves out the products of a first
+/// block's zero twiddles, `STREAM` stores full columns non-temporally.
+///
+/// Full columns start where the destination rows reach a vector boundary on 64-byte vectors
+/// (a 64-byte access across two cache lines costs both) and for streaming stores (which need
+/// it), after a partial column; narrower plain stores start at the row's first word.
+///
+/// # Safety
+/// As for [`radix_rows`]; with `STREAM`, `rows.dst_stride` is a multiple of `L::WIDTH`.
+#[inline(always)]
+unsafe fn group<L: Lanes, const R: usize, const INVERSE: bool, const ZERO: bool, const STREAM: bool>(
+    rows: StridedRows,
+    t: &[L::Twiddle; 7],
+) {
+    let StridedRows {
+        src,
+        src_stride,
+        dst,
+        dst_stride,
+        seg_rows,
+        width,
+    } = rows;
+    let w = L::WIDTH;
+    let head = if w == 8 || STREAM {
+        let misalign = (dst.addr() / 8) % w;
+        ((w - misalign) % w).min(width)
+    } else {
+        0
+    };
+    let full = head + (width - head) / w * w;
+    let (s_seg, d_seg) = (seg_rows * src_stride, seg_rows * dst_stride);
+    let prefetch = src_stride != width && width <= SHORT_ROW_WORDS;
+    for r in 0..seg_rows {
+        let s = src.wrapping_add(r * src_stride);
+        let d = dst.wrapping_add(r * dst_stride);
+        if prefetch && r + 1 < seg_rows {
+            // The next row of each segment, while this one computes.
+            let next = s.wrapping_add(src_stride);
+            for k in 0..R {
+                let row = next.wrapping_add(k * s_seg);
+                let mut c = 0;
+                while c < width {
+                    L::prefetch(row.wrapping_add(c));
+                    c += 8;
+                }
+            }
+        }
+        if head > 0 {
+            // SAFETY: columns [0, head) of the group's rows (caller).
+            unsafe { column::<L, R, INVERSE, ZERO, false>((s, s_seg), (d, d_seg), 0, head, t) };
+        }
+        let mut i = head;
+        while i < full {
+            // SAFETY: columns [i, i + w) with i + w <= width (caller); with `STREAM`, `d + i` is
+            // vector-aligned (past the head, every row shares row 0's alignment).
+            unsafe { column::<L, R, INVERSE, ZERO, STREAM>((s, s_seg), (d, d_seg), i, w, t) };
+            i += w;
+        }
+        if i < width {
+            // SAFETY: columns [i, width) of the group's rows (caller).
+            unsafe { column::<L, R, INVERSE, ZERO, false>((s, s_seg), (d, d_seg), i, width - i, t) };
+        }
+    }
+}
+
+/// One column of `n <= L::WIDTH` words at word `i` of the group's rows (segment k's row at
+/// `src + k·s_seg` and `dst + k·d_seg`); `n` is the constant `L::WIDTH` in the main loop, so the
+/// partial-column branches fold away there.
+///
+/// # Safety
+/// The CPU has `L`'s features; words `i .. i + n` of every segment's row are valid (source for
+/// reads, destination for writes); with `STREAM`, `n == L::WIDTH` and every `dst + k·d_seg + i` is
+/// aligned to `8·L::WIDTH` bytes.
+#[inline(always)]
+unsafe fn column<L: Lanes, const R: usize, const INVERSE: bool, const ZERO: bool, const STREAM: bool>(
+    (src, s_seg): (*const u64, usize),
+    (dst, d_seg): (*mut u64, usize),
+    i: usize,
+    n: usize,
+    t: &[L::Twiddle; 7],
+) {
+    // SAFETY: word i of segment 0's row is readable (caller).
+    let mut v = [unsafe { load::<L>(src.wrapping_add(i), n) }; R];
+    for (k, reg) in v.iter_mut().enumerate().skip(1) {
+        // SAFETY: words i .. i + n of segment k's row are readable (caller).
+        *reg = unsafe { load::<L>(src.wrapping_add(k * s_seg + i), n) };
+    }
+    if INVERSE {
+        inverse_registers::<L, R>(&mut v, t);
+    } else {
+        forward_registers::<L, R, ZERO>(&mut v, t);
+    }
+    for (k, reg) in v.into_iter().enumerate() {
+        let p = dst.wrapping_add(k * d_seg + i);
+        if STREAM {
+            // SAFETY: a full column, vector-aligned (caller).
+            unsafe { reg.store_stream(p) };
+        } else {
+            // SAFETY: words i .. i + n of segment k's destination row are writable (caller).
+            unsafe { store(reg, p, n) };
+        }
+    }
+}
+
+/// The forward butterfly between registers `a` and `b`; `v ← v + u` only when `ZERO`.
+#[inline(always)]
+fn pair<L: Lanes, const R: usize, const ZERO: bool>(v: &mut [L; R], a: usize, b: usize, t: &L::Twiddle) {
+    let (mut x, mut y) = (v[a], v[b]);
+    forward_or_zero::<L, ZERO>(&mut x, &mut y, t);
+    v[a] = x;
+    v[b] = y;
+}
+
+/// The inverse butterfly between registers `a` and `b`.
+#[inline(always)]
+fn inverse_pair<L: Lanes, const R: usize>(v: &mut [L; R], a: usize, b: usize, t: &L::Twiddle) {
+    let (mut x, mut y) = (v[a], v[b]);
+    inverse(&mut x, &mut y, t);
+    v[a] = x;
+    v[b] = y;
+}
+
+/// The forward butterflies of a radix-R group in breadth-first order (see the module docs); with
+/// `ZERO` the first butterfly of each layer (twiddles 0, 1 and 3, zero in a first block) is a
+/// plain XOR.
+#[inline(always)]
+fn forward_registers<L: Lanes, const R: usize, const ZERO: bool>(v: &mut [L; R], t: &[L::Twiddle; 7]) {
+    match R {
+        2 => pair::<L, R, ZERO>(v, 0, 1, &t[0]),
+        4 => {
+            pair::<L, R, ZERO>(v, 0, 2, &t[0]);
+            pair::<L, R, ZERO>(v, 1, 3, &t[0]);
+            pair::<L, R, ZERO>(v, 0, 1, &t[1]);
+            let (mut c, mut d) = (v[2], v[3]);
+            forward(&mut c, &mut d, &t[2]);
+            (v[2], v[3]) = (c, d);
+        }
+        _ => {
+            for k in 0..4 {
+                pair::<L, R, ZERO>(v, k, k + 4, &t[0]);
+            }
+            pair::<L, R, ZERO>(v, 0, 2, &t[1]);
+            pair::<L, R, ZERO>(v, 1, 3, &t[1]);
+            pair::<L, R, false>(v, 4, 6, &t[2]);
+            pair::<L, R, false>(v, 5, 7, &t[2]);
+            pair::<L, R, ZERO>(v, 0, 1, &t[3]);
+            for k in 1..4 {
+                pair::<L, R, false>(v, 2 * k, 2 * k + 1, &t[3 + k]);
+            }
+        }
+    }
+}
+
+/// The inverse butterflies of a radix-R group: [`forward_registers`] undone, layers reversed.
+#[inline(always)]
+fn inverse_registers<L: Lanes, const R: usize>(v: &mut [L; R], t: &[L::Twiddle; 7]) {
+    match R {
+        2 => inverse_pair(v, 0, 1, &t[0]),
+        4 => {
+            inverse_pair(v, 0, 1, &t[1]);
+            inverse_pair(v, 2, 3, &t[2]);
+            inverse_pair(v, 0, 2, &t[0]);
+            inverse_pair(v, 1, 3, &t[0]);
+        }
+        _ => {
+            for k in 0..4 {
+                inverse_pair(v, 2 * k, 2 * k + 1, &t[3 + k]);
+            }
+            inverse_pair(v, 0, 2, &t[1]);
+            inverse_pair(v, 1, 3, &t[1]);
+            inverse_pair(v, 4, 6, &t[2]);
+            inverse_pair(v, 5, 7, &t[2]);
+            for k in 0..4 {
+                inverse_pair(v, k, k + 4, &t[0]);
+            }
+        }
+    }
+}

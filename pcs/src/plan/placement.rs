@@ -1,0 +1,166 @@
+//! Rules: which cache the deep pass is sized to, how many sweeps the gathered passes take, and
+//! where their layers go.
+
+use super::budget::Units;
+use super::{DeepBudget, MIN_SPLIT_LOG_ROWS, PARALLEL_FLOOR_LOG_ROWS, PlanConfig, ceil_log2};
+
+/// Layers `first .. deep_start` split into gathered passes of `split[i]` layers each, and the
+/// deep pass from `deep_start`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Placement {
+    pub deep_start: u32,
+    pub split: Vec<u32>,
+}
+
+/// Rule (deep budget): an L3-sized deep sub-block pays for itself only when the buffer lives in
+/// DRAM (a buffer inside the LLC is swept at cache speed either way) and it saves a whole
+/// gathered sweep of the `layers` that run; it keeps one gathered pass, which reads the message,
+/// so the L3 sub-blocks never stage the message in scratch.
+pub(crate) fn deep_budget(layers: u32, codeword_bytes: usize, units: &Units, config: &PlanConfig) -> DeepBudget {
+    let gathered_passes = |deep_fit: u32| layers.saturating_sub(deep_fit).div_ceil(units.log_fit_l2);
+    let l3_saves_a_sweep = units.log_fit_l3 > units.log_fit_l2
+        && codeword_bytes > units.llc_bytes
+        && layers > units.log_fit_l3
+        && gathered_passes(units.log_fit_l3) < gathered_passes(units.log_fit_l2);
+    config.deep.unwrap_or(if l3_saves_a_sweep {
+        DeepBudget::L3
+    } else {
+        DeepBudget::L2
+    })
+}
+
+/// Rule (sweeps first): the earliest layer the deep pass may start at. Its sub-blocks hold at
+/// most 2^deep_fit rows; from 2^12 rows there are at least as many deep sub-blocks as workers
+/// (never cut below 2^8 rows); layers below `start` are copies.
+pub(crate) fn min_deep_start(log_rows: u32, start: u32, deep_fit: u32, workers: usize) -> u32 {
+    let parallel = if log_rows >= PARALLEL_FLOOR_LOG_ROWS {
+        ceil_log2(workers).min(log_rows - MIN_SPLIT_LOG_ROWS)
+    } else {
+        0
+    };
+    log_rows
+        .saturating_sub(deep_fit)
+        .max(parallel)
+        .max(start)
+        .min(log_rows)
+}
+
+/// Splits `layers` into `parts` passes of 1..=`cap` layers each, minimising the radix steps
+/// Σ ⌈g/3⌉ (ties: earlier passes larger). `None` when it cannot be done.
+pub(crate) fn split_layers(layers: u32, parts: u32, cap: u32) -> Option<(u32, Vec<u32>)> {
+    if parts == 0 {
+        return (layers == 0).then(|| (0, Vec::new()));
+    }
+    if layers < parts || layers > parts * cap {
+        return None;
+    }
+    let mut best: Option<(u32, Vec<u32>)> = None;
+    for g in (1..=cap.min(layers - (parts - 1))).rev() {
+        if let Some((cost, rest)) = split_layers(layers - g, parts - 1, cap) {
+            let cost = cost + g.div_ceil(3);
+            if best.as_ref().is_none_or(|b| cost < b.0) {
+                let mut split = vec![g];
+                split.extend(rest);
+                best = Some((cost, split));
+            }
+        }
+    }
+    best
+}
+
+/// Rule (layer placement): as few gathered passes as the L2 unit allows (each is a sweep), from
+/// `start` to a deep start of at least `min_deep`. Within that number of sweeps the layers are
+/// placed so that as many as possible run as radix-8 steps: a pass of g layers runs ⌈g/3⌉ steps
+/// over its cached unit, so 9 + 9 beats 7 + 11. Among placements with as few steps, the first
+/// whose gathered passes all have a full radix-8 step (3 layers or more): a gathered pass
+/// streams the buffer from memory whatever it computes, so giving it 3 layers rather than 1 or 2
+/// moves work off the cache-bound deep pass for free.
+pub(crate) fn place_layers(start: u32, log_rows: u32, min_deep: u32, log_fit_l2: u32) -> Placement {
+    let passes = (min_deep - start).div_ceil(log_fit_l2);
+    let full_steps = |split: &[u32]| split.iter().all(|&g| g >= 3);
+    let mut best: Option<(u32, Placement)> = None;
+    if passes > 0 {
+        let last = (start + passes * log_fit_l2).min(log_rows - 1).max(min_deep);
+        for deep_start in min_deep..=last {
+            let Some((cost, split)) = split_layers(deep_start - start, passes, log_fit_l2) else {
+                continue;
+            };
+            let cost = cost + (log_rows - deep_start).div_ceil(3);
+            let better = |(best_cost, b): &(u32, Placement)| {
+                cost < *best_cost || (cost == *best_cost && !full_steps(&b.split) && full_steps(&split))
+            };
+            if best.as_ref().is_none_or(better) {
+                best = Some((cost, Placement { deep_start, split }));
+            }
+        }
+    }
+    best.map_or(
+        // No gathered pass needed (the smallest deep start always splits when one is).
+        Placement {
+            deep_start: min_deep,
+            split: Vec::new(),
+        },
+        |(_, placement)| placement,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_minimise_radix_steps() {
+        // 12 + 6 and 9 + 9 both take 6 radix steps (7 + 11 takes 7); the earlier pass larger.
+        assert_eq!(split_layers(18, 2, 12), Some((6, vec![12, 6])));
+        assert_eq!(split_layers(0, 0, 5), Some((0, vec![])));
+        assert_eq!(split_layers(3, 0, 5), None);
+        assert_eq!(split_layers(25, 2, 12), None, "more layers than two passes hold");
+        assert_eq!(split_layers(4, 2, 12), Some((2, vec![3, 1])), "ties: earlier passes larger");
+    }
+
+    #[test]
+    fn deep_start_leaves_room_for_every_worker() {
+        // 2^20 rows, 2^12-row sub-blocks: layer 8; 1024 workers push it to 10, but no sub-block
+        // goes below 2^8 rows (layer 12 at most).
+        assert_eq!(min_deep_start(20, 1, 12, 1), 8);
+        assert_eq!(min_deep_start(20, 1, 12, 1024), 10);
+        assert_eq!(min_deep_start(20, 1, 4, 1 << 20), 16);
+        // Below 2^12 rows no split for parallelism; never before the copies end.
+        assert_eq!(min_deep_start(11, 3, 12, 64), 3);
+        assert_eq!(min_deep_start(5, 2, 1, 1), 4);
+    }
+
+    #[test]
+    fn placement_prefers_a_full_radix_step_in_the_gathered_pass() {
+        // 2^15 rows of 64 lanes, r = 1, 2 MiB L2 (2^12 rows): 3 + 11 rather than 2 + 12.
+        let p = place_layers(1, 15, 3, 12);
+        assert_eq!(p, Placement { deep_start: 4, split: vec![3] });
+        // 18 layers before a 2^12-row deep pass need two sweeps: 9 + 9.
+        let p = place_layers(0, 30, 18, 12);
+        assert_eq!((p.split.len(), p.split.iter().sum::<u32>()), (2, p.deep_start));
+        assert!(p.split.iter().all(|&g| g >= 3), "{p:?}");
+        // Nothing to gather: the deep pass starts at once.
+        assert_eq!(place_layers(2, 10, 2, 12), Placement { deep_start: 2, split: vec![] });
+    }
+
+    #[test]
+    fn l3_deep_only_when_it_saves_a_sweep_of_a_dram_buffer() {
+        let units = Units {
+            l2_bytes: 128 << 10,
+            l3_bytes: 4 << 20,
+            llc_bytes: 8 << 20,
+            log_fit_l2: 8,
+            log_fit_l3: 13,
+        };
+        let cfg = PlanConfig::default();
+        // 18 layers: L2 deep needs 2 gathered passes, L3 deep one.
+        assert_eq!(deep_budget(18, 64 << 20, &units, &cfg), DeepBudget::L3);
+        assert_eq!(deep_budget(18, 8 << 20, &units, &cfg), DeepBudget::L2, "fits the LLC");
+        assert_eq!(deep_budget(12, 64 << 20, &units, &cfg), DeepBudget::L2, "one L3 sub-block holds every layer");
+        let forced = PlanConfig {
+            deep: Some(DeepBudget::L3),
+            ..PlanConfig::default()
+        };
+        assert_eq!(deep_budget(12, 1, &units, &forced), DeepBudget::L3);
+    }
+}
