@@ -79,15 +79,10 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
     for &workers in &worker_counts {
         let base = engine::bare_encoder(Some(workers))?;
         topology.get_or_insert_with(|| base.pool().topology().clone());
-        let budget = *base
-            .pool()
-            .budgets()
-            .iter()
-            .min_by_key(|b| b.l2_bytes)
-            .expect("a pool has a worker");
-        let candidates = sweep::candidates(budget, depth);
         for &log_n in &log_ns {
             let shape = shape_for(log_n, args.lanes, args.log_inv_rate)?;
+            let current = base.plan(shape, MessageLayout::Lanes)?;
+            let candidates = sweep::candidates(&current, depth);
             let setting = Setting {
                 log_n,
                 lanes: args.lanes,
