@@ -8,9 +8,8 @@ use crate::tune::sweep::{self, Depth};
 use crate::{engine, input, progress, workload};
 use clap::Args;
 use ntt_pcs::wisdom::{self, ShapeClass, Wisdom, WisdomEntry};
-use ntt_pcs::{Encoder, MessageLayout, PlanConfig};
+use ntt_pcs::{Committer, Encoder, MessageLayout, PlanConfig};
 use serde::Serialize;
-use std::mem::MaybeUninit;
 use std::path::PathBuf;
 
 /// Flags of `ntt tune`.
@@ -159,21 +158,28 @@ fn measure_setting(
         distinct.push((c.clone(), encoder, key, plan.summary()));
     }
     let witness = workload::witness(setting.log_n, workload::DEFAULT_SEED);
-    let mut codeword: Vec<MaybeUninit<u64>> = Vec::with_capacity(witness.len() << setting.log_inv_rate);
-    codeword.resize(witness.len() << setting.log_inv_rate, MaybeUninit::uninit());
+    // Every candidate commits (encode and hashing, as a prover runs it) into one shared buffer,
+    // faulted in by the warm-up round, so only the plan differs between candidates.
+    let committers: Vec<Committer> = distinct
+        .iter()
+        .map(|(_, encoder, _, _)| Committer::new(encoder.clone()).with_buffer_cap(0))
+        .collect();
+    let mut buffer = Some(Vec::new());
     let bar = progress::bar((distinct.len() * rounds) as u64, json, &setting.name());
     let samples = interleaved(
         distinct.len(),
         rounds,
         |i| {
-            distinct[i].1.encode(
+            let reuse = buffer.take().unwrap_or_default();
+            let (_, prover) = committers[i].commit_into(
                 &witness,
                 MessageLayout::Lanes,
-                &mut codeword,
                 setting.lanes,
                 setting.log_inv_rate,
-                None,
-            )
+                reuse,
+            )?;
+            buffer = Some(prover.into_codeword());
+            Ok::<(), ntt_pcs::CommitError>(())
         },
         || bar.inc(1),
     )?;

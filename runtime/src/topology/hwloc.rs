@@ -21,9 +21,11 @@ pub(super) fn detect(affinity: Option<&[usize]>) -> Result<Topology, String> {
 
 /// The topology an hwloc XML export describes (`lstopo --of xml`), restricted to `allowed`.
 pub(super) fn from_xml_file(path: &Path, allowed: Option<&[usize]>) -> Result<Topology, String> {
+    // Read it here: hwloc's own file errors are not all reported as errors by the binding.
+    let xml = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let hw = HwTopology::builder()
-        .from_xml_file(path)
-        .map_err(|e| format!("cannot load `{}` as hwloc XML: {e}", path.display()))?
+        .from_xml(&xml)
+        .map_err(|e| format!("`{}` is not an hwloc XML export: {e}", path.display()))?
         .build()
         .map_err(|e| format!("hwloc rejected `{}`: {e}", path.display()))?;
     convert(&hw, allowed)
