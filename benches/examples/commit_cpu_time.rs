@@ -48,7 +48,10 @@ fn report(name: &str, mut runs: Vec<(Duration, Duration)>) {
 }
 
 fn main() {
-    let sizes: Vec<u32> = std::env::args().skip(1).map(|a| a.parse().expect("log2 words")).collect();
+    let sizes: Vec<u32> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("log2 words"))
+        .collect();
     for log_n in if sizes.is_empty() { vec![22] } else { sizes } {
         println!("witness 2^{log_n} words");
         run(log_n);

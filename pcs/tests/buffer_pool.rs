@@ -17,7 +17,9 @@ fn committer(workers: usize) -> Committer {
 }
 
 fn witness(words: usize) -> Vec<u64> {
-    (0..words as u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i >> 3)).collect()
+    (0..words as u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i >> 3))
+        .collect()
 }
 
 #[test]

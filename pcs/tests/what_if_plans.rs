@@ -43,7 +43,13 @@ fn snapshot(name: &str) -> String {
         let layout = WorkerLayout::new(&topo, workers, None);
         let min_l2 = layout.budgets.iter().map(|b| b.l2_bytes).min().expect("a worker");
         let min_l3 = layout.budgets.iter().map(|b| b.l3_bytes).min().expect("a worker");
-        writeln!(s, "{workers}w: min L2 {}K, min L3 {}K", min_l2 >> 10, min_l3 >> 10).expect("write");
+        writeln!(
+            s,
+            "{workers}w: min L2 {}K, min L3 {}K",
+            min_l2 >> 10,
+            min_l3 >> 10
+        )
+        .expect("write");
         for log_n in [20u32, 22, 24, 26] {
             let shape = Shape {
                 log_rows: log_n - 6 + 1,

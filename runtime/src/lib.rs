@@ -54,6 +54,6 @@ pub use pool::{BuildError, MAX_WORKERS, THREADS_ENV, ThreadPool, ThreadPoolBuild
 pub use scratch::SCRATCH_ALIGN;
 pub use topology::{
     Cache, CpuKind, DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE, FirstTouch, NumaNode,
-    ProcessingUnit, Provenance, TOPOLOGY_ENV, Topology, TopologyError, TopologySpec, WorkerBudget, WorkerLayout,
-    first_touch,
+    ProcessingUnit, Provenance, TOPOLOGY_ENV, Topology, TopologyError, TopologySpec, WorkerBudget,
+    WorkerLayout, first_touch,
 };

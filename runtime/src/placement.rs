@@ -102,8 +102,14 @@ fn spread_domains<T>(topo: &Topology, domains: &mut Vec<((usize, usize, Option<V
         if !nodes_seen.contains(&(package, *node)) {
             nodes_seen.push((package, *node));
         }
-        let in_node = domains[..i].iter().filter(|d| d.0.0 == *rank && d.0.1 == *node).count();
-        let node_in_package = nodes_seen.iter().filter(|s| s.0 == package).position(|s| s.1 == *node);
+        let in_node = domains[..i]
+            .iter()
+            .filter(|d| d.0.0 == *rank && d.0.1 == *node)
+            .count();
+        let node_in_package = nodes_seen
+            .iter()
+            .filter(|s| s.0 == package)
+            .position(|s| s.1 == *node);
         keys.push((*rank, in_node, node_in_package.unwrap_or(0), package));
     }
     let mut keyed: Vec<_> = keys.into_iter().zip(domains.drain(..)).collect();

@@ -11,11 +11,16 @@ use ntt_runtime::{
 };
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/topologies").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/topologies")
+        .join(name)
 }
 
 fn synthetic(name: &str) -> String {
-    std::fs::read_to_string(data(name)).expect("synthetic description").trim().to_owned()
+    std::fs::read_to_string(data(name))
+        .expect("synthetic description")
+        .trim()
+        .to_owned()
 }
 
 /// Every test machine, by name.
@@ -58,7 +63,9 @@ fn runs(values: &[usize]) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < values.len() {
-        let j = (i..values.len()).find(|&j| values[j] != values[i]).unwrap_or(values.len());
+        let j = (i..values.len())
+            .find(|&j| values[j] != values[i])
+            .unwrap_or(values.len());
         out.push(format!("{}Kx{}", values[i] >> 10, j - i));
         i = j;
     }
@@ -70,7 +77,12 @@ fn runs(values: &[usize]) -> String {
 fn snapshot(topo: &Topology, worker_counts: &[usize]) -> String {
     let mut s = String::new();
     let l3s = {
-        let mut l3: Vec<&Vec<usize>> = topo.caches.iter().filter(|c| c.level == 3).map(|c| &c.pus).collect();
+        let mut l3: Vec<&Vec<usize>> = topo
+            .caches
+            .iter()
+            .filter(|c| c.level == 3)
+            .map(|c| &c.pus)
+            .collect();
         l3.dedup();
         l3.len()
     };
@@ -82,7 +94,11 @@ fn snapshot(topo: &Topology, worker_counts: &[usize]) -> String {
         topo.pus.len(),
         topo.numa_nodes.len(),
         l3s,
-        topo.cpu_kinds.iter().map(|k| list(&k.pus)).collect::<Vec<_>>().join("/"),
+        topo.cpu_kinds
+            .iter()
+            .map(|k| list(&k.pus))
+            .collect::<Vec<_>>()
+            .join("/"),
     )
     .expect("write");
     for &n in worker_counts {
@@ -144,11 +160,18 @@ fn what_ifs_are_marked_and_complete() {
         assert_eq!(topo.source, Provenance::Hwloc, "{name}");
         for pu in &topo.pus {
             for level in 1..=3 {
-                assert!(topo.cache(pu.os_index, level).is_some(), "{name} PU {} L{level}", pu.os_index);
+                assert!(
+                    topo.cache(pu.os_index, level).is_some(),
+                    "{name} PU {} L{level}",
+                    pu.os_index
+                );
             }
         }
         let json = serde_json::to_string(&topo).expect("serialize");
-        assert_eq!(serde_json::from_str::<Topology>(&json).expect("deserialize"), topo);
+        assert_eq!(
+            serde_json::from_str::<Topology>(&json).expect("deserialize"),
+            topo
+        );
     }
     let spec = TopologySpec::parse(&format!("xml:{}", data("hybrid-8p-16e.xml").display())).expect("spec");
     assert_eq!(Topology::load(&spec).expect("load"), machine("hybrid"));
@@ -156,14 +179,25 @@ fn what_ifs_are_marked_and_complete() {
     assert_eq!(hybrid.cpu_kinds[0].core_type.as_deref(), Some("IntelAtom"));
     assert_eq!((hybrid.performance_rank(0), hybrid.performance_rank(16)), (0, 1));
     let apple = machine("apple");
-    assert!(apple.warnings.iter().any(|w| w.contains("last-level")), "{:?}", apple.warnings);
-    assert_eq!(apple.cache(5, 3).expect("LLC").size_bytes, 16 << 20, "the P cluster's L2 is its LLC");
+    assert!(
+        apple.warnings.iter().any(|w| w.contains("last-level")),
+        "{:?}",
+        apple.warnings
+    );
+    assert_eq!(
+        apple.cache(5, 3).expect("LLC").size_bytes,
+        16 << 20,
+        "the P cluster's L2 is its LLC"
+    );
 }
 
 #[test]
 fn bad_what_ifs_are_errors() {
     let missing = Topology::load(&TopologySpec::Xml(data("no-such-machine.xml")));
-    assert!(matches!(missing, Err(TopologyError::Load(ref m)) if m.contains("no-such-machine")), "{missing:?}");
+    assert!(
+        matches!(missing, Err(TopologyError::Load(ref m)) if m.contains("no-such-machine")),
+        "{missing:?}"
+    );
     let garbage = Topology::from_hwloc_synthetic("pack:two core:x", None);
     assert!(matches!(garbage, Err(TopologyError::Load(_))), "{garbage:?}");
     let none_allowed = Topology::from_hwloc_synthetic("pack:1 core:2 pu:1", Some(&[7]));
@@ -205,7 +239,11 @@ fn first_touch_gives_each_node_one_range_of_whole_tasks() {
     let topo = machine("server");
     let layout = WorkerLayout::new(&topo, 4, None);
     let nodes: Vec<usize> = layout.placements.iter().map(|p| p.numa_node).collect();
-    assert_eq!(nodes, vec![0, 2, 1, 3], "workers spread over the four nodes first");
+    assert_eq!(
+        nodes,
+        vec![0, 2, 1, 3],
+        "workers spread over the four nodes first"
+    );
     let len = 64 << 20;
     let task = 1 << 20;
     let parts = layout.first_touch(len, task);
@@ -213,7 +251,10 @@ fn first_touch_gives_each_node_one_range_of_whole_tasks() {
         .iter()
         .map(|p| (p.bytes.start >> 20, p.bytes.end >> 20, p.worker, p.numa_node))
         .collect();
-    assert_eq!(got, vec![(0, 16, 0, 0), (16, 32, 2, 1), (32, 48, 1, 2), (48, 64, 3, 3)]);
+    assert_eq!(
+        got,
+        vec![(0, 16, 0, 0), (16, 32, 2, 1), (32, 48, 1, 2), (48, 64, 3, 3)]
+    );
 
     let layout = WorkerLayout::new(&topo, 8, None);
     let parts = layout.first_touch(10 * task + 5, task);

@@ -84,7 +84,11 @@ pub fn run(args: PlanArgs) -> Result<(), CliError> {
         }
         return Ok(());
     }
-    let forced = args.topology.is_some().then(|| what_if::load(&spec)).transpose()?;
+    let forced = args
+        .topology
+        .is_some()
+        .then(|| what_if::load(&spec))
+        .transpose()?;
     let engine = engine::engine_with(args.engine.threads, forced, Some(backend))?;
     let plan = engine.encoder.plan(shape, args.layout.into())?;
     if args.json {

@@ -108,7 +108,11 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
     let report = if spec.is_what_if() {
         what_if_report(&what_if::load(&spec)?, args.engine.threads, backend)?
     } else {
-        let forced = args.topology.is_some().then(|| what_if::load(&spec)).transpose()?;
+        let forced = args
+            .topology
+            .is_some()
+            .then(|| what_if::load(&spec))
+            .transpose()?;
         let engine::Engine { encoder, wisdom } =
             engine::engine_with(args.engine.threads, forced.clone(), Some(backend))?;
         let pool = encoder.pool();
@@ -151,7 +155,11 @@ fn emit(report: &Report, json: bool) -> Result<(), CliError> {
 }
 
 /// Another machine's report: its workers laid out (not started), and plans for them.
-fn what_if_report(topology: &Topology, threads: Option<usize>, backend: BackendKind) -> Result<Report, CliError> {
+fn what_if_report(
+    topology: &Topology,
+    threads: Option<usize>,
+    backend: BackendKind,
+) -> Result<Report, CliError> {
     if threads == Some(0) {
         return Err(CliError::Input("--threads must be at least 1".to_owned()));
     }

@@ -49,7 +49,9 @@ impl BufferPool {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Vec<u64>>> {
         // A panic while holding the lock leaves a list of whole buffers: still valid.
-        self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The smallest kept buffer with room for `words` words, else a new empty one.

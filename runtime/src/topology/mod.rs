@@ -323,21 +323,14 @@ impl Topology {
                 .unwrap_or_default();
             let covered =
                 |caches: &[Cache]| allowed.iter().all(|pu| caches.iter().any(|c| c.pus.contains(pu)));
-            let shared_l2s: Vec<Cache> = self
-                .caches
-                .iter()
-                .filter(|c| c.level == 2)
-                .cloned()
-                .collect();
+            let shared_l2s: Vec<Cache> = self.caches.iter().filter(|c| c.level == 2).cloned().collect();
             if !from_sysfs.is_empty() && covered(&from_sysfs) {
                 if self.source == Provenance::Hwloc {
                     self.warnings
                         .push(format!("hwloc reported no L{level} cache; read it from sysfs"));
                 }
                 self.caches.extend(from_sysfs);
-            } else if level == 3
-                && covered(&shared_l2s)
-                && shared_l2s.iter().any(|c| self.cores_under(c) > 1)
+            } else if level == 3 && covered(&shared_l2s) && shared_l2s.iter().any(|c| self.cores_under(c) > 1)
             {
                 // An L2 shared by a cluster of cores and no L3 (Apple-like and some Arm parts):
                 // the L2 is the last-level cache. Private L2s without an L3 rather mean a
@@ -370,7 +363,12 @@ impl Topology {
 
     /// Number of allowed cores with a PU under `cache`.
     fn cores_under(&self, cache: &Cache) -> usize {
-        let mut cores: Vec<usize> = cache.pus.iter().filter_map(|&p| self.pu(p)).map(|p| p.core).collect();
+        let mut cores: Vec<usize> = cache
+            .pus
+            .iter()
+            .filter_map(|&p| self.pu(p))
+            .map(|p| p.core)
+            .collect();
         cores.sort_unstable();
         cores.dedup();
         cores.len()

@@ -107,7 +107,10 @@ mod tests {
         assert!(synthetic.is_what_if() && !TopologySpec::Sysfs.is_what_if());
         assert_eq!(synthetic.to_string(), "synthetic:pack:2 core:4 pu:2");
         for bad in ["xml:", "synthetic:", "lstopo", "XML:a"] {
-            assert!(matches!(TopologySpec::parse(bad), Err(TopologyError::Unknown(_))), "{bad}");
+            assert!(
+                matches!(TopologySpec::parse(bad), Err(TopologyError::Unknown(_))),
+                "{bad}"
+            );
         }
     }
 }
