@@ -33,15 +33,16 @@ pub struct WorkerPlacement {
     pub steal_order: Vec<usize>,
 }
 
+/// A placement domain: (kind rank, NUMA node, PUs of the L3).
+type DomainKey = (usize, usize, Option<Vec<usize>>);
+
 /// PUs for `workers` workers: one per core first, the fastest kind of core first (P-cores
 /// before E-cores on a hybrid CPU), cores of a kind taken round-robin across (NUMA node, L3)
 /// domains so consecutive workers land in different domains, packages and nodes (see
 /// [`spread_domains`]); then the cores' second PUs, and so on; wrapping around when there are
 /// more workers than PUs.
 pub(crate) fn place(topo: &Topology, workers: usize) -> Vec<usize> {
-    // Domains keyed by (kind rank, NUMA node, PUs of the L3), in order of first appearance,
-    // each with its cores' PU lists.
-    type DomainKey = (usize, usize, Option<Vec<usize>>);
+    // Domains in order of first appearance, each with its cores' PU lists.
     let mut domains: Vec<(DomainKey, Vec<Vec<usize>>)> = Vec::new();
     let mut cores: Vec<(usize, Vec<usize>)> = (0..topo.cores)
         .filter_map(|core| {
@@ -89,7 +90,7 @@ pub(crate) fn place(topo: &Topology, workers: usize) -> Vec<usize> {
 /// Orders (kind, NUMA node, L3) domains so that a round-robin over them visits every package
 /// before a package's second node, and every node before a node's second L3: 4 workers on 2
 /// sockets of 2 nodes take one node each, so each has a node's memory bandwidth and an L3.
-fn spread_domains<T>(topo: &Topology, domains: &mut Vec<((usize, usize, Option<Vec<usize>>), T)>) {
+fn spread_domains<T>(topo: &Topology, domains: &mut Vec<(DomainKey, T)>) {
     let mut keys: Vec<(usize, usize, usize, usize)> = Vec::with_capacity(domains.len());
     let mut nodes_seen: Vec<(usize, usize)> = Vec::new(); // (package, node) in first-seen order
     for (i, ((rank, node, _), _)) in domains.iter().enumerate() {

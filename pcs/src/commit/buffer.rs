@@ -117,17 +117,23 @@ unsafe impl Send for Base {}
 // SAFETY: as above; shared references to `Base` only copy the pointer.
 unsafe impl Sync for Base {}
 
+impl Base {
+    /// The pointer (a method, so closures capture the whole `Send + Sync` value).
+    fn at(self, offset: usize) -> *mut u8 {
+        self.0.wrapping_add(offset)
+    }
+}
+
 /// Writes a zero byte into every page of each part, one task per part.
 fn touch_in_parallel(pool: &ThreadPool, ptr: *mut u8, parts: &[FirstTouch]) {
     let base = Base(ptr);
     pool.for_each(0..parts.len(), 1, |range, _| {
-        let base = base;
         for part in &parts[range] {
             for offset in part.bytes.clone().step_by(PAGE_BYTES) {
                 // SAFETY: `offset` lies inside the allocation (the parts tile `[0, len)` of a
                 // buffer with at least `len` bytes of capacity) and inside this task's part only;
                 // the spare capacity may hold any byte, and the encode overwrites it.
-                unsafe { base.0.add(offset).write_volatile(0) };
+                unsafe { base.at(offset).write_volatile(0) };
             }
         }
     });
