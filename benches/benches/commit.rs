@@ -2,8 +2,9 @@
 //!
 //! Workload (issue 5): a 2^22-word witness, 64 lanes, rate 1/2, lane-major, so a 2^17-row,
 //! 64 MiB codeword. Groups, each at 1 and 2 workers:
-//! * `commit/fresh`: `Committer::commit`, a freshly allocated codeword every iteration (its page
-//!   faults included; dropping it is not timed, `iter_with_large_drop`).
+//! * `commit/fresh`: `Committer::commit` on a committer that keeps no buffers, a freshly
+//!   allocated codeword every iteration (its page faults included; dropping it is not timed,
+//!   `iter_with_large_drop`).
 //! * `commit/reused`: `Committer::commit_reusing`, the previous codeword's buffer reused.
 //! * `encode/reused`: the encode alone, no sink, into the buffer `commit/reused` used: the
 //!   baseline that `commit/reused` is compared against (hashing may add at most 35%).
@@ -60,9 +61,10 @@ fn commit(c: &mut Criterion) {
         );
         let id = |what: &str| BenchmarkId::new(what, format!("workers={workers}"));
 
+        let unpooled = Committer::new(encoder.clone()).with_buffer_cap(0);
         group.bench_function(id("commit/fresh"), |b| {
             b.iter_with_large_drop(|| {
-                committer
+                unpooled
                     .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
                     .expect("commits")
             })

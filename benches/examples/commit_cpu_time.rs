@@ -1,12 +1,14 @@
 //! Wall and process CPU time of the default commit workload, next to the encode alone.
 //!
 //! The workload of `benches/benches/commit.rs` (2^22-word witness, 64 lanes, rate 1/2,
-//! lane-major), at 1 and 2 workers: the encode alone into a reused buffer, the commit into that
-//! reused buffer, and the commit into a fresh buffer. Prints the minimum and median of 15 runs of
-//! each, interleaved. Process CPU time (`CLOCK_PROCESS_CPUTIME_ID`, all threads) is what the
-//! stage cost on the cores, unaffected by waiting for other processes on a shared machine.
+//! lane-major; other sizes as arguments, log2 words), at 1 and 2 workers: the encode alone into
+//! a reused buffer, the commit into that reused buffer, the commit into a fresh buffer (a
+//! committer that keeps no buffers), and the commit of a committer whose pool holds the
+//! previous commit's buffer. Prints the minimum and median of 15 runs of each, interleaved.
+//! Process CPU time (`CLOCK_PROCESS_CPUTIME_ID`, all threads) is what the stage cost on the
+//! cores, unaffected by waiting for other processes on a shared machine.
 //!
-//! `cargo run -p ntt-benches --release --example commit_cpu_time`
+//! `cargo run -p ntt-benches --release --example commit_cpu_time [-- 22 24]`
 
 use std::mem::MaybeUninit;
 use std::time::{Duration, Instant};
@@ -43,10 +45,23 @@ fn report(name: &str, mut runs: Vec<(Duration, Duration)>) {
 }
 
 fn main() {
-    let witness = ntt_benches::witness(22);
+    let sizes: Vec<u32> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("log2 words"))
+        .collect();
+    for log_n in if sizes.is_empty() { vec![22] } else { sizes } {
+        println!("witness 2^{log_n} words");
+        run(log_n);
+    }
+}
+
+fn run(log_n: u32) {
+    let witness = ntt_benches::witness(log_n);
     for workers in [1usize, 2] {
         let encoder = Encoder::from_env(Some(workers)).expect("encoder sets up");
         let committer = Committer::new(encoder.clone());
+        let unpooled = Committer::new(encoder.clone()).with_buffer_cap(0);
+        let pooled = Committer::new(encoder.clone());
         let (commitment, prover) = committer
             .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
             .expect("commits");
@@ -54,6 +69,8 @@ fn main() {
         assert_eq!(commitment.root(), *blake3::hash(bytes).as_bytes());
         let mut kept = Some(prover);
         let (mut encode, mut reused, mut fresh, mut hash) = (vec![], vec![], vec![], vec![]);
+        let mut from_pool = vec![];
+        drop(pooled.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
         for _ in 0..RUNS {
             let mut buffer = kept.take().expect("kept").into_codeword();
             let words = buffer.len();
@@ -81,14 +98,18 @@ fn main() {
             reused.push(t);
             hash.push(prover.timings().hash);
             kept = Some(prover);
-            let (t, r) = measure(|| committer.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
+            let (t, r) = measure(|| unpooled.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
             fresh.push(t);
+            drop(r);
+            let (t, r) = measure(|| pooled.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
+            from_pool.push(t);
             drop(r);
         }
         println!("workers = {workers}");
         report("encode alone, reused buffer", encode);
         report("commit, reused buffer", reused);
         report("commit, fresh buffer", fresh);
+        report("commit, pooled buffer", from_pool);
         hash.sort();
         println!(
             "{:>28}: median {:.1} ms (CommitTimings::hash)",

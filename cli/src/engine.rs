@@ -1,8 +1,11 @@
 //! Building the pool, the backend, the wisdom and the committer from the flags.
 
 use crate::error::CliError;
+use crate::what_if;
+use ntt_kernels::{Backend, BackendKind};
 use ntt_pcs::wisdom::{self, WisdomStatus};
-use ntt_pcs::{Committer, Encoder, SetupError};
+use ntt_pcs::{Committer, Encoder};
+use ntt_runtime::{ThreadPoolBuilder, Topology};
 use std::sync::Arc;
 
 /// An encoder and what became of the machine's wisdom.
@@ -14,7 +17,17 @@ pub struct Engine {
 /// The worker pool and backend that `NTT_THREADS`, `NTT_BACKEND` and `--threads` ask for, planning
 /// with this machine's wisdom when there is some (a warning on stderr when it is unusable).
 pub fn engine(threads: Option<usize>) -> Result<Engine, CliError> {
-    let encoder = bare_encoder(threads)?;
+    engine_with(threads, None, None)
+}
+
+/// As [`engine`], on `topology` (one of this machine's sources) instead of the detected one and
+/// with `backend` instead of `NTT_BACKEND`'s when given.
+pub fn engine_with(
+    threads: Option<usize>,
+    topology: Option<Topology>,
+    backend: Option<BackendKind>,
+) -> Result<Engine, CliError> {
+    let encoder = bare_encoder_with(threads, topology, backend)?;
     let (found, status) = wisdom::load(encoder.pool().topology());
     if let WisdomStatus::Ignored { .. } = &status {
         eprintln!("warning: wisdom {status}");
@@ -31,13 +44,35 @@ pub fn encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
 
 /// An encoder that plans from the topology alone, ignoring wisdom (tuning measures against it).
 pub fn bare_encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
+    bare_encoder_with(threads, None, None)
+}
+
+/// As [`bare_encoder`], on `topology` and with `backend` when given. Refuses (exit code 2) when
+/// `NTT_TOPOLOGY` names another machine and no topology is given: nothing runs on a what-if.
+pub fn bare_encoder_with(
+    threads: Option<usize>,
+    topology: Option<Topology>,
+    backend: Option<BackendKind>,
+) -> Result<Encoder, CliError> {
     if threads == Some(0) {
         return Err(CliError::Input("--threads must be at least 1".to_owned()));
     }
-    Encoder::from_env(threads).map_err(|e| match e {
-        SetupError::Backend(e) => CliError::Backend(e),
-        SetupError::Pool(e) => CliError::Pool(e),
-    })
+    let backend = match backend {
+        Some(kind) => Backend::new(kind)?,
+        None => Backend::from_env()?,
+    };
+    let mut builder = ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0));
+    match topology {
+        Some(topology) if topology.is_what_if() => {
+            return Err(CliError::Input(
+                "another machine's topology cannot run the engine".to_owned(),
+            ));
+        }
+        Some(topology) => builder = builder.topology(topology),
+        None => what_if::refuse_foreign()?,
+    }
+    let pool = builder.build()?;
+    Ok(Encoder::new(Arc::new(pool), backend))
 }
 
 pub fn committer(threads: Option<usize>) -> Result<Committer, CliError> {

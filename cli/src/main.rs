@@ -8,6 +8,7 @@ mod input;
 mod progress;
 mod stats;
 mod tune;
+mod what_if;
 mod workload;
 
 use clap::{Parser, Subcommand};

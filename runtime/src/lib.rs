@@ -56,6 +56,7 @@ pub use placement::{PinPolicy, WorkerPlacement};
 pub use pool::{BuildError, HANDOFF_COST, MAX_WORKERS, THREADS_ENV, ThreadPool, ThreadPoolBuilder};
 pub use scratch::SCRATCH_ALIGN;
 pub use topology::{
-    Cache, DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE, NumaNode, ProcessingUnit,
-    Provenance, Topology, WorkerBudget,
+    Cache, CpuKind, DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE, FirstTouch, NumaNode,
+    ProcessingUnit, Provenance, TOPOLOGY_ENV, Topology, TopologyError, TopologySpec, WorkerBudget,
+    WorkerLayout, first_touch,
 };

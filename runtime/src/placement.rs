@@ -33,37 +33,50 @@ pub struct WorkerPlacement {
     pub steal_order: Vec<usize>,
 }
 
-/// PUs for `workers` workers: one per core first, cores taken round-robin across
-/// (NUMA node, L3) domains so consecutive workers land in different domains; then the cores'
-/// second PUs, and so on; wrapping around when there are more workers than PUs.
+/// A placement domain: (kind rank, NUMA node, PUs of the L3).
+type DomainKey = (usize, usize, Option<Vec<usize>>);
+
+/// PUs for `workers` workers: one per core first, the fastest kind of core first (P-cores
+/// before E-cores on a hybrid CPU), cores of a kind taken round-robin across (NUMA node, L3)
+/// domains so consecutive workers land in different domains, packages and nodes (see
+/// [`spread_domains`]); then the cores' second PUs, and so on; wrapping around when there are
+/// more workers than PUs.
 pub(crate) fn place(topo: &Topology, workers: usize) -> Vec<usize> {
-    // Domains keyed by (NUMA node, PUs of the L3), in order of first appearance, each with
-    // its cores' PU lists.
-    type DomainKey = (usize, Option<Vec<usize>>);
+    // Domains in order of first appearance, each with its cores' PU lists.
     let mut domains: Vec<(DomainKey, Vec<Vec<usize>>)> = Vec::new();
-    for core in 0..topo.cores {
-        let pus: Vec<usize> = topo
-            .pus
-            .iter()
-            .filter(|p| p.core == core)
-            .map(|p| p.os_index)
-            .collect();
-        let Some(&first) = pus.first() else { continue };
+    let mut cores: Vec<(usize, Vec<usize>)> = (0..topo.cores)
+        .filter_map(|core| {
+            let pus: Vec<usize> = topo
+                .pus
+                .iter()
+                .filter(|p| p.core == core)
+                .map(|p| p.os_index)
+                .collect();
+            Some((topo.performance_rank(*pus.first()?), pus))
+        })
+        .collect();
+    cores.sort_by_key(|(rank, _)| *rank);
+    for (rank, pus) in cores {
+        let first = pus[0];
         let numa = topo.pu(first).map_or(0, |p| p.numa_node);
-        let key = (numa, topo.cache(first, 3).map(|c| c.pus.clone()));
+        let key = (rank, numa, topo.cache(first, 3).map(|c| c.pus.clone()));
         match domains.iter_mut().find(|(k, _)| *k == key) {
             Some((_, cores)) => cores.push(pus),
             None => domains.push((key, vec![pus])),
         }
     }
+    spread_domains(topo, &mut domains);
     let mut order = Vec::with_capacity(topo.pus.len());
     let max_smt = topo.pus.len();
     let max_cores = domains.iter().map(|d| d.1.len()).max().unwrap_or(0);
+    let ranks = domains.iter().map(|d| d.0.0 + 1).max().unwrap_or(1);
     for sibling in 0..max_smt {
-        for c in 0..max_cores {
-            for (_, cores) in &domains {
-                if let Some(&pu) = cores.get(c).and_then(|pus| pus.get(sibling)) {
-                    order.push(pu);
+        for rank in 0..ranks {
+            for c in 0..max_cores {
+                for (_, cores) in domains.iter().filter(|d| d.0.0 == rank) {
+                    if let Some(&pu) = cores.get(c).and_then(|pus| pus.get(sibling)) {
+                        order.push(pu);
+                    }
                 }
             }
         }
@@ -74,8 +87,40 @@ pub(crate) fn place(topo: &Topology, workers: usize) -> Vec<usize> {
     (0..workers).map(|w| order[w % order.len()]).collect()
 }
 
+/// Orders (kind, NUMA node, L3) domains so that a round-robin over them visits every package
+/// before a package's second node, and every node before a node's second L3: 4 workers on 2
+/// sockets of 2 nodes take one node each, so each has a node's memory bandwidth and an L3.
+fn spread_domains<T>(topo: &Topology, domains: &mut Vec<(DomainKey, T)>) {
+    let mut keys: Vec<(usize, usize, usize, usize)> = Vec::with_capacity(domains.len());
+    let mut nodes_seen: Vec<(usize, usize)> = Vec::new(); // (package, node) in first-seen order
+    for (i, ((rank, node, _), _)) in domains.iter().enumerate() {
+        let package = topo
+            .numa_nodes
+            .get(*node)
+            .and_then(|n| n.pus.first())
+            .and_then(|&p| topo.pu(p))
+            .map_or(0, |p| p.package);
+        if !nodes_seen.contains(&(package, *node)) {
+            nodes_seen.push((package, *node));
+        }
+        let in_node = domains[..i]
+            .iter()
+            .filter(|d| d.0.0 == *rank && d.0.1 == *node)
+            .count();
+        let node_in_package = nodes_seen
+            .iter()
+            .filter(|s| s.0 == package)
+            .position(|s| s.1 == *node);
+        keys.push((*rank, in_node, node_in_package.unwrap_or(0), package));
+    }
+    let mut keyed: Vec<_> = keys.into_iter().zip(domains.drain(..)).collect();
+    keyed.sort_by_key(|(key, _)| *key);
+    domains.extend(keyed.into_iter().map(|(_, d)| d));
+}
+
 /// Each worker's share of the L2 and L3 over its PU: the cache's size divided by the number
-/// of workers placed under it.
+/// of workers placed under it plus the cores outside the allowed cpuset that share it (other
+/// processes use those; the allowed cores this pool leaves idle are its own to leave).
 pub(crate) fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
     // Workers per PU, counted once, so a cache's sharers are a sum over its PUs (linear in the
     // pool's size rather than quadratic).
@@ -87,12 +132,13 @@ pub(crate) fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
         let cache = topo
             .cache(cpu, level)
             .expect("every PU has L1d, L2 and L3 entries");
-        let sharers: usize = cache
+        let workers: usize = cache
             .pus
             .iter()
             .map(|pu| on_pu.get(pu).copied().unwrap_or(0))
             .sum();
-        usize::try_from(cache.size_bytes / sharers.max(1) as u64).unwrap_or(usize::MAX)
+        let sharers = (workers + cache.outside_cores).max(1);
+        usize::try_from(cache.size_bytes / sharers as u64).unwrap_or(usize::MAX)
     };
     cpus.iter()
         .map(|&cpu| WorkerBudget {

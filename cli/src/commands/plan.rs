@@ -1,8 +1,8 @@
 //! `ntt plan`: explain the plan the engine would run for a shape.
 
 use crate::args::{EngineArgs, ExpansionArgs, Layout};
-use crate::engine;
 use crate::error::CliError;
+use crate::{engine, what_if};
 use clap::Args;
 use ntt_pcs::{Expansion, Shape};
 
@@ -10,7 +10,8 @@ use ntt_pcs::{Expansion, Shape};
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
     ntt plan --log-n 24 --lanes 64 --log-inv-rate 1 --threads 2\n  \
-    ntt plan --log-n 28 --lanes 64 --log-inv-rate 2 --json")]
+    ntt plan --log-n 28 --lanes 64 --log-inv-rate 2 --json\n  \
+    ntt plan --log-n 24 --topology xml:server.xml --threads 64 --backend avx512   # another machine")]
 pub struct PlanArgs {
     /// Log2 of the witness size in words.
     #[arg(long, value_name = "N")]
@@ -28,6 +29,15 @@ pub struct PlanArgs {
     expansion: ExpansionArgs,
     #[command(flatten)]
     engine: EngineArgs,
+    /// Topology to plan for: hwloc, sysfs, defaults (this machine), or another machine's,
+    /// xml:FILE (an `lstopo --of xml` export) or synthetic:DESCRIPTION (hwloc's synthetic
+    /// grammar). Default: `NTT_TOPOLOGY`, else hwloc.
+    #[arg(long, value_name = "SOURCE")]
+    topology: Option<String>,
+    /// Backend to plan for (portable, pclmul, avx2, avx512, neon); with another machine's
+    /// topology it need not run here. Default: `NTT_BACKEND`, else the best this CPU runs.
+    #[arg(long, value_name = "NAME")]
+    backend: Option<String>,
     /// Print the plan as JSON.
     #[arg(long)]
     json: bool,
@@ -60,7 +70,33 @@ pub fn run(args: PlanArgs) -> Result<(), CliError> {
         args.log_inv_rate,
         args.expansion.expansion(),
     )?;
-    let engine = engine::engine(args.engine.threads)?;
+    let spec = what_if::requested(args.topology.as_deref())?;
+    let backend = what_if::backend_kind(args.backend.as_deref(), spec.is_what_if())?;
+    if spec.is_what_if() {
+        if args.engine.threads == Some(0) {
+            return Err(CliError::Input("--threads must be at least 1".to_owned()));
+        }
+        let topology = what_if::load(&spec)?;
+        let workers = args.engine.threads.unwrap_or(topology.cores);
+        let plan = what_if::plan(&topology, workers, backend, shape, args.layout.into());
+        if args.json {
+            let mut value = serde_json::to_value(&plan)?;
+            if let Some(object) = value.as_object_mut() {
+                object.insert("what_if".to_owned(), serde_json::to_value(spec.to_string())?);
+            }
+            println!("{}", serde_json::to_string_pretty(&value)?);
+        } else {
+            println!("what-if: {spec} (another machine; nothing runs on it)");
+            println!("{plan}");
+        }
+        return Ok(());
+    }
+    let forced = args
+        .topology
+        .is_some()
+        .then(|| what_if::load(&spec))
+        .transpose()?;
+    let engine = engine::engine_with(args.engine.threads, forced, Some(backend))?;
     let plan = engine.encoder.plan(shape, args.layout.into());
     if args.json {
         let mut value = serde_json::to_value(&plan)?;

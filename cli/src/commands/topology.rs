@@ -2,24 +2,36 @@
 
 use crate::args::EngineArgs;
 use crate::commands::plan::shape_for;
-use crate::engine;
 use crate::error::CliError;
+use crate::{engine, what_if};
 use clap::Args;
+use ntt_kernels::{Backend, BackendKind};
 use ntt_pcs::plan::bytes;
 use ntt_pcs::wisdom::WisdomStatus;
 use ntt_pcs::{Encoder, Expansion, MessageLayout};
-use ntt_runtime::{Cache, Provenance, Topology};
+use ntt_runtime::{Cache, Provenance, Topology, WorkerBudget, WorkerLayout, WorkerPlacement};
 use serde::Serialize;
 
 /// Flags of `ntt topology`.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  ntt topology\n  ntt topology --json | jq '.workers[].l2_bytes'\n  \
-    NTT_TOPOLOGY=sysfs ntt topology   # skip hwloc"
+    NTT_TOPOLOGY=sysfs ntt topology   # skip hwloc\n  \
+    ntt topology --topology xml:server.xml --backend avx512   # another machine (lstopo --of xml)\n  \
+    ntt topology --topology 'synthetic:pack:2 l3:4(size=32MiB) l2:8(size=1MiB) core:1 pu:2'"
 )]
 pub struct TopologyArgs {
     #[command(flatten)]
     engine: EngineArgs,
+    /// Topology to report: hwloc, sysfs, defaults (this machine), or another machine's,
+    /// xml:FILE (an `lstopo --of xml` export) or synthetic:DESCRIPTION (hwloc's synthetic
+    /// grammar); nothing runs on another machine's. Default: `NTT_TOPOLOGY`, else hwloc.
+    #[arg(long, value_name = "SOURCE")]
+    topology: Option<String>,
+    /// Backend to plan for (portable, pclmul, avx2, avx512, neon); with another machine's
+    /// topology it need not run here. Default: `NTT_BACKEND`, else the best this CPU runs.
+    #[arg(long, value_name = "NAME")]
+    backend: Option<String>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -39,6 +51,7 @@ struct WorkerReport {
     bound_to: Vec<usize>,
     l2_bytes: usize,
     l3_bytes: usize,
+    steal_order: Vec<usize>,
 }
 
 #[derive(Serialize)]
@@ -52,25 +65,25 @@ struct PlanReport {
 }
 
 #[derive(Serialize)]
-struct Report<'a> {
-    topology: &'a Topology,
+struct Report {
+    topology: Topology,
+    /// The other machine's source when this is a what-if (nothing was pinned or run).
+    what_if: Option<String>,
     allowed_cpuset: Vec<usize>,
     pin_policy: String,
     backend: String,
+    /// Kernel backends this CPU (the one running the command) supports.
+    backends_supported: Vec<String>,
     workers: Vec<WorkerReport>,
     warnings: Vec<String>,
-    wisdom: WisdomStatus,
+    wisdom: Option<WisdomStatus>,
     plans: Vec<PlanReport>,
 }
 
-pub fn run(args: TopologyArgs) -> Result<(), CliError> {
-    let engine::Engine { encoder, wisdom } = engine::engine(args.engine.threads)?;
-    let pool = encoder.pool();
-    let topology = pool.topology();
-    let workers = pool
-        .placements()
+fn worker_reports(placements: &[WorkerPlacement], budgets: &[WorkerBudget]) -> Vec<WorkerReport> {
+    placements
         .iter()
-        .zip(pool.budgets())
+        .zip(budgets)
         .enumerate()
         .map(|(index, (p, b))| WorkerReport {
             index,
@@ -80,36 +93,105 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
             bound_to: p.bound_to.clone(),
             l2_bytes: b.l2_bytes,
             l3_bytes: b.l3_bytes,
+            steal_order: p.steal_order.clone(),
         })
-        .collect();
-    let mut warnings = topology.warnings.clone();
-    warnings.extend(
-        pool.warnings()
-            .iter()
-            .filter(|w| !topology.warnings.contains(w))
-            .cloned(),
-    );
-    let single = engine::encoder(Some(1))?;
-    let mut plans = Vec::new();
-    for enc in [&single, &encoder] {
-        plans.extend(plans_for(enc)?);
-    }
-    let report = Report {
-        topology,
-        allowed_cpuset: topology.allowed_cpus(),
-        pin_policy: format!("{:?}", pool.pin_policy()).to_lowercase(),
-        backend: format!("{:?}", encoder.backend().kind()).to_lowercase(),
-        workers,
-        warnings,
-        wisdom,
-        plans,
-    };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        .collect()
+}
+
+fn supported_backends() -> Vec<String> {
+    Backend::available().iter().map(|b| b.name().to_owned()).collect()
+}
+
+pub fn run(args: TopologyArgs) -> Result<(), CliError> {
+    let spec = what_if::requested(args.topology.as_deref())?;
+    let backend = what_if::backend_kind(args.backend.as_deref(), spec.is_what_if())?;
+    let report = if spec.is_what_if() {
+        what_if_report(&what_if::load(&spec)?, args.engine.threads, backend)?
     } else {
-        print_text(&report);
+        let forced = args
+            .topology
+            .is_some()
+            .then(|| what_if::load(&spec))
+            .transpose()?;
+        let engine::Engine { encoder, wisdom } =
+            engine::engine_with(args.engine.threads, forced.clone(), Some(backend))?;
+        let pool = encoder.pool();
+        let topology = pool.topology().clone();
+        let mut warnings = topology.warnings.clone();
+        warnings.extend(
+            pool.warnings()
+                .iter()
+                .filter(|w| !topology.warnings.contains(w))
+                .cloned(),
+        );
+        let single = engine::engine_with(Some(1), forced, Some(backend))?.encoder;
+        let mut plans = Vec::new();
+        for enc in [&single, &encoder] {
+            plans.extend(plans_for(enc)?);
+        }
+        Report {
+            allowed_cpuset: topology.allowed_cpus(),
+            workers: worker_reports(pool.placements(), pool.budgets()),
+            pin_policy: format!("{:?}", pool.pin_policy()).to_lowercase(),
+            what_if: None,
+            backends_supported: supported_backends(),
+            topology,
+            backend: backend.name().to_owned(),
+            warnings,
+            wisdom: Some(wisdom),
+            plans,
+        }
+    };
+    emit(&report, args.json)
+}
+
+fn emit(report: &Report, json: bool) -> Result<(), CliError> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(report)?);
+    } else {
+        print_text(report);
     }
     Ok(())
+}
+
+/// Another machine's report: its workers laid out (not started), and plans for them.
+fn what_if_report(
+    topology: &Topology,
+    threads: Option<usize>,
+    backend: BackendKind,
+) -> Result<Report, CliError> {
+    if threads == Some(0) {
+        return Err(CliError::Input("--threads must be at least 1".to_owned()));
+    }
+    let workers = threads.unwrap_or(topology.cores);
+    let layout = WorkerLayout::new(topology, workers, None);
+    let mut plans = Vec::new();
+    for n in [1, workers] {
+        for &log_n in &REPORT_LOG_N {
+            let shape = shape_for(log_n, REPORT_LANES, REPORT_LOG_INV_RATE, Expansion::Bounded)?;
+            let plan = what_if::plan(topology, n, backend, shape, MessageLayout::Lanes);
+            plans.push(PlanReport {
+                log_n,
+                lanes: REPORT_LANES,
+                log_inv_rate: REPORT_LOG_INV_RATE,
+                workers: n,
+                summary: plan.summary(),
+                plan: serde_json::to_value(&plan)?,
+            });
+        }
+    }
+    Ok(Report {
+        topology: topology.clone(),
+        what_if: topology.what_if.clone(),
+        backends_supported: supported_backends(),
+        allowed_cpuset: topology.allowed_cpus(),
+        pin_policy: format!("{:?} (not applied)", layout.pin).to_lowercase(),
+        workers: worker_reports(&layout.placements, &layout.budgets),
+        backend: backend.name().to_owned(),
+        warnings: topology.warnings.clone(),
+        wisdom: None,
+        plans,
+    })
 }
 
 fn plans_for(encoder: &Encoder) -> Result<Vec<PlanReport>, CliError> {
@@ -241,11 +323,38 @@ fn print_tree(t: &Topology) {
     }
 }
 
-fn print_text(r: &Report<'_>) {
-    print_tree(r.topology);
+/// A steal order, shortened past 8 victims (the JSON has them all).
+fn victims(order: &[usize]) -> String {
+    let shown: Vec<String> = order.iter().take(8).map(usize::to_string).collect();
+    if order.len() > 8 {
+        format!("{} … ({} in all)", shown.join(" "), order.len())
+    } else if shown.is_empty() {
+        "none".to_owned()
+    } else {
+        shown.join(" ")
+    }
+}
+
+fn print_text(r: &Report) {
+    if let Some(source) = &r.what_if {
+        println!("What-if: {source} (another machine; nothing is pinned or run on it)");
+    }
+    print_tree(&r.topology);
+    if !r.topology.cpu_kinds.is_empty() {
+        println!("CPU kinds (most efficient first; workers take the fastest cores first):");
+        for kind in &r.topology.cpu_kinds {
+            println!(
+                "  {} (efficiency {}): PUs {}",
+                kind.core_type.as_deref().unwrap_or("kind"),
+                kind.efficiency.map_or("unknown".to_owned(), |e| e.to_string()),
+                cpu_list(&kind.pus)
+            );
+        }
+    }
     println!();
     println!("Allowed cpuset: {}", cpu_list(&r.allowed_cpuset));
-    println!("Backend: {}", r.backend);
+    println!("Backend planned for: {}", r.backend);
+    println!("Backends this CPU supports: {}", r.backends_supported.join(", "));
     println!("Workers: {} (pinning: {})", r.workers.len(), r.pin_policy);
     for w in &r.workers {
         let bound = if w.bound_to.is_empty() {
@@ -262,6 +371,7 @@ fn print_text(r: &Report<'_>) {
             bytes(w.l2_bytes),
             bytes(w.l3_bytes)
         );
+        println!("             steals from {}", victims(&w.steal_order));
     }
     if r.warnings.is_empty() {
         println!("Warnings: none");
@@ -271,7 +381,10 @@ fn print_text(r: &Report<'_>) {
             println!("  - {w}");
         }
     }
-    println!("Wisdom: {}", r.wisdom);
+    match &r.wisdom {
+        Some(wisdom) => println!("Wisdom: {wisdom}"),
+        None => println!("Wisdom: not used (another machine's topology)"),
+    }
     println!();
     println!(
         "Plans ({} lanes, rate 1/{}):",

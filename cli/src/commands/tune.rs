@@ -10,9 +10,8 @@ use crate::{engine, input, progress, workload};
 use clap::Args;
 use ntt_pcs::shape::memory;
 use ntt_pcs::wisdom::{self, ShapeClass, Wisdom, WisdomEntry};
-use ntt_pcs::{Encoder, Expansion, MessageLayout, PlanConfig};
+use ntt_pcs::{Committer, Encoder, Expansion, MessageLayout, PlanConfig};
 use serde::Serialize;
-use std::mem::MaybeUninit;
 use std::path::PathBuf;
 
 /// Flags of `ntt tune`.
@@ -83,15 +82,10 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
     for &workers in &worker_counts {
         let base = engine::bare_encoder(Some(workers))?;
         topology.get_or_insert_with(|| base.pool().topology().clone());
-        let budget = *base
-            .pool()
-            .budgets()
-            .iter()
-            .min_by_key(|b| b.l2_bytes)
-            .expect("a pool has a worker");
-        let candidates = sweep::candidates(budget, depth);
         for &log_n in &log_ns {
             let shape = shape_for(log_n, args.lanes, args.log_inv_rate, args.expansion.expansion())?;
+            let current = base.plan(shape, MessageLayout::Lanes);
+            let candidates = sweep::candidates(&current, depth);
             let setting = Setting {
                 log_n,
                 lanes: args.lanes,
@@ -177,24 +171,28 @@ fn measure_setting(
     let witness_bytes = codeword_bytes >> shape.log_inv_rate();
     memory::ensure_available("the witness and codeword", witness_bytes + codeword_bytes)?;
     let witness = workload::witness(setting.log_n, workload::DEFAULT_SEED);
-    let mut codeword: Vec<MaybeUninit<u64>> = Vec::new();
-    codeword
-        .try_reserve_exact(shape.codeword_words())
-        .map_err(|_| CliError::Allocation(codeword_bytes))?;
-    codeword.resize(shape.codeword_words(), MaybeUninit::uninit());
+    // Every candidate commits (encode and hashing, as a prover runs it) into one shared buffer,
+    // faulted in by the warm-up round, so only the plan differs between candidates.
+    let committers: Vec<Committer> = distinct
+        .iter()
+        .map(|(_, encoder, _, _)| Committer::new(encoder.clone()).with_buffer_cap(0))
+        .collect();
+    let mut buffer = Some(Vec::new());
     let bar = progress::bar((distinct.len() * rounds) as u64, json, &setting.name());
     let samples = interleaved(
         distinct.len(),
         rounds,
         |i| {
-            distinct[i].1.encode(
+            let reuse = buffer.take().unwrap_or_default();
+            let (_, prover) = committers[i].commit_into(
                 &witness,
                 MessageLayout::Lanes,
-                &mut codeword,
                 setting.lanes,
                 setting.log_inv_rate,
-                None,
-            )
+                reuse,
+            )?;
+            buffer = Some(prover.into_codeword());
+            Ok::<(), ntt_pcs::CommitError>(())
         },
         || bar.inc(1),
     )?;

@@ -1,7 +1,7 @@
 //! The candidate planner settings of a tuning sweep.
 
+use ntt_pcs::plan::Plan;
 use ntt_pcs::{DeepBudget, PlanConfig};
-use ntt_runtime::WorkerBudget;
 use serde::Serialize;
 
 /// Plan families a plot draws as separate series.
@@ -39,11 +39,12 @@ pub enum Depth {
     Full,
 }
 
-/// The candidates for a pool whose smallest per-worker budgets are `budget`. The derived unit
-/// sizes (half the L2 and L3 shares, as the planner derives them) are the 1× points.
-pub fn candidates(budget: WorkerBudget, depth: Depth) -> Vec<Candidate> {
-    let l2 = (budget.l2_bytes / 2).max(4096);
-    let l3 = (budget.l3_bytes / 2).max(l2);
+/// The candidates around `current`, the plan the planner makes now (from the topology, nothing
+/// forced): its L2 and L3 units are the 1× points of the budget sweeps, so the sweep brackets
+/// the planner's real choice.
+pub fn candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
+    let l2 = current.l2_unit_bytes.max(4096);
+    let l3 = current.l3_unit_bytes.max(l2);
     let (factors, residues): (&[f64], &[u32]) = match depth {
         Depth::Default => (&[0.25, 0.5, 1.0, 2.0], &[3, 6]),
         Depth::Full => (
@@ -120,18 +121,36 @@ pub fn candidates(budget: WorkerBudget, depth: Depth) -> Vec<Candidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ntt_kernels::Backend;
+    use ntt_pcs::plan::plan_for;
+    use ntt_pcs::{MessageLayout, Shape};
+    use ntt_runtime::WorkerBudget;
 
-    fn budget() -> WorkerBudget {
-        WorkerBudget {
+    /// What the planner plans for a worker with a 2 MiB L2 and 32 MiB L3 share.
+    fn current() -> Plan {
+        let budget = WorkerBudget {
             l2_bytes: 2 << 20,
             l3_bytes: 32 << 20,
-        }
+        };
+        let shape = Shape {
+            log_rows: 17,
+            lanes: 64,
+            log_inv_rate: 1,
+        };
+        plan_for(
+            shape,
+            Some(MessageLayout::Lanes),
+            1,
+            &[budget],
+            Backend::portable(),
+            &PlanConfig::default(),
+        )
     }
 
     #[test]
     fn default_comes_first_and_labels_are_unique() {
         for depth in [Depth::Default, Depth::Full] {
-            let c = candidates(budget(), depth);
+            let c = candidates(&current(), depth);
             assert_eq!(c[0].family, Family::Default);
             assert_eq!(c[0].config, PlanConfig::default());
             let mut labels: Vec<_> = c.iter().map(|c| c.label.clone()).collect();
@@ -141,13 +160,19 @@ mod tests {
         }
     }
 
+    /// The sweep's 1× points are the units the planner really uses (the whole 2 MiB L2 share,
+    /// half the 32 MiB L3 share), so it reaches above them as well as below.
     #[test]
-    fn the_one_x_point_is_the_derived_budget() {
-        let c = candidates(budget(), Depth::Default);
-        assert!(
-            c.iter()
-                .any(|c| c.family == Family::Narrow && c.config.l2_bytes == Some(1 << 20))
-        );
+    fn the_one_x_point_is_the_planners_choice() {
+        let plan = current();
+        assert_eq!((plan.l2_unit_bytes, plan.l3_unit_bytes), (2 << 20, 16 << 20));
+        let c = candidates(&plan, Depth::Default);
+        let l2s: Vec<usize> = c
+            .iter()
+            .filter(|c| c.family == Family::Narrow)
+            .filter_map(|c| c.config.l2_bytes)
+            .collect();
+        assert_eq!(l2s, vec![512 << 10, 1 << 20, 2 << 20, 4 << 20]);
         assert!(
             c.iter()
                 .any(|c| c.family == Family::DeepL3 && c.config.l3_bytes == Some(16 << 20))
@@ -156,6 +181,6 @@ mod tests {
 
     #[test]
     fn full_sweeps_more() {
-        assert!(candidates(budget(), Depth::Full).len() > candidates(budget(), Depth::Default).len());
+        assert!(candidates(&current(), Depth::Full).len() > candidates(&current(), Depth::Default).len());
     }
 }

@@ -1,34 +1,160 @@
-//! The codeword buffer: capacity reserved once, backed by transparent huge pages where the OS
-//! offers them.
+//! Codeword buffers: kept across commits in a capped pool, faulted in by the workers in
+//! parallel when fresh, backed by transparent huge pages where the OS offers them.
 //!
 //! A fresh 64 MiB codeword is 16384 page faults of 4 KiB on first touch, which on a virtual
-//! machine costs more than the encode itself. Asking Linux for transparent huge pages
-//! (`MADV_HUGEPAGE`, honoured when `/sys/kernel/mm/transparent_hugepage/enabled` is `always` or
-//! `madvise`) makes it 32 faults of 2 MiB. The advice changes no contents and is only a hint: if
-//! it is refused the buffer works the same with small pages.
+//! machine costs more than the encode itself, and the faults of one thread do not scale.
+//! Three things keep them off the commit's critical path:
+//! - Huge pages: asking Linux for transparent huge pages (`MADV_HUGEPAGE`, honoured when
+//!   `/sys/kernel/mm/transparent_hugepage/enabled` is `always` or `madvise`) makes it 32 faults
+//!   of 2 MiB. The advice changes no contents and is only a hint: if it is refused the buffer
+//!   works the same with small pages.
+//! - Parallel first touch: a fresh buffer is touched page by page by the pool's workers before
+//!   the encode, one contiguous part per worker cut at the plan's task boundaries, each NUMA
+//!   node's workers taking one range (see [`ntt_runtime::WorkerLayout::first_touch`]).
+//! - The pool: a [`Committer`](super::Committer) keeps the buffers of dropped
+//!   [`ProverData`](super::ProverData) (up to a cap) and hands them to later commits, so only
+//!   the first commit of a size pays for faults at all.
 
 use std::collections::TryReserveError;
+use std::sync::Mutex;
 
-/// Empties `buffer` and makes room for `words` words, advising huge pages for the new capacity.
+use ntt_runtime::{FirstTouch, ThreadPool, first_touch};
+
+/// Bytes of codeword buffers a committer keeps by default: 4 GiB, a few commits' worth of the
+/// sizes provers use (2^24 words at rate 1/4 is 512 MiB), small beside the machines that run them.
+pub const DEFAULT_POOL_CAP_BYTES: usize = 4 << 30;
+
+/// The transparent huge page size on x86_64 and most aarch64 kernels.
+pub const HUGE_PAGE_BYTES: usize = 2 << 20;
+
+const PAGE_BYTES: usize = 4096;
+
+/// Codeword buffers kept for reuse, at most `cap_bytes` of capacity in all.
+#[derive(Debug)]
+pub(crate) struct BufferPool {
+    kept: Mutex<Vec<Vec<u64>>>,
+    cap_bytes: usize,
+}
+
+impl BufferPool {
+    pub(crate) fn new(cap_bytes: usize) -> Self {
+        Self {
+            kept: Mutex::new(Vec::new()),
+            cap_bytes,
+        }
+    }
+
+    pub(crate) fn cap_bytes(&self) -> usize {
+        self.cap_bytes
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Vec<u64>>> {
+        // A panic while holding the lock leaves a list of whole buffers: still valid.
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The smallest kept buffer with room for `words` words, else a new empty one.
+    pub(crate) fn take(&self, words: usize) -> Vec<u64> {
+        let mut kept = self.lock();
+        let best = kept
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.capacity() >= words)
+            .min_by_key(|(_, b)| b.capacity())
+            .map(|(i, _)| i);
+        best.map(|i| kept.swap_remove(i)).unwrap_or_default()
+    }
+
+    /// Keeps `buffer` for a later commit if it fits under the cap; frees it otherwise.
+    pub(crate) fn give(&self, buffer: Vec<u64>) {
+        let bytes = buffer.capacity() * 8;
+        if bytes == 0 {
+            return;
+        }
+        let mut kept = self.lock();
+        let held: usize = kept.iter().map(|b| b.capacity() * 8).sum();
+        if held + bytes <= self.cap_bytes {
+            kept.push(buffer);
+        }
+    }
+
+    /// Bytes of capacity kept now.
+    pub(crate) fn kept_bytes(&self) -> usize {
+        self.lock().iter().map(|b| b.capacity() * 8).sum()
+    }
+
+    /// Frees every kept buffer; returns the bytes freed.
+    pub(crate) fn release(&self) -> usize {
+        let freed: Vec<Vec<u64>> = std::mem::take(&mut *self.lock());
+        freed.iter().map(|b| b.capacity() * 8).sum()
+    }
+}
+
+/// Empties `buffer` and makes room for `words` words; when that needs new memory, advises huge
+/// pages for it and has `pool`'s workers touch its pages in parallel, in parts of whole `unit`s
+/// (the plan's task bytes). Returns whether the memory was new.
 ///
 /// # Errors
 /// The allocator's refusal (the size comes from input, so it is not left to abort the process).
-pub(crate) fn reserve_codeword(buffer: &mut Vec<u64>, words: usize) -> Result<(), TryReserveError> {
+pub(crate) fn reserve_codeword(
+    buffer: &mut Vec<u64>,
+    words: usize,
+    pool: &ThreadPool,
+    unit: usize,
+) -> Result<bool, TryReserveError> {
     buffer.clear();
     let fresh = buffer.capacity() < words;
-    buffer.try_reserve_exact(words)?;
     if fresh {
-        advise_huge_pages(buffer.spare_capacity_mut().as_mut_ptr().cast(), words * 8);
+        // A buffer too small is dropped rather than grown: growing would copy nothing useful.
+        let mut new = Vec::new();
+        new.try_reserve_exact(words)?;
+        *buffer = new;
+        let ptr = buffer.as_mut_ptr().cast::<u8>();
+        advise_huge_pages(ptr, words * 8);
+        let parts = first_touch(pool.placements(), words * 8, unit.max(HUGE_PAGE_BYTES));
+        touch_in_parallel(pool, ptr, &parts);
     }
-    Ok(())
+    Ok(fresh)
+}
+
+/// A pointer to a buffer the touching tasks write into, each inside its own part.
+#[derive(Clone, Copy)]
+struct Base(*mut u8);
+// SAFETY: the tasks write disjoint byte ranges (the first-touch parts tile the buffer without
+// overlap) of an allocation that outlives the `for_each` that runs them.
+unsafe impl Send for Base {}
+// SAFETY: as above; shared references to `Base` only copy the pointer.
+unsafe impl Sync for Base {}
+
+impl Base {
+    /// The pointer (a method, so closures capture the whole `Send + Sync` value).
+    fn at(self, offset: usize) -> *mut u8 {
+        self.0.wrapping_add(offset)
+    }
+}
+
+/// Writes a zero byte into every page of each part, one task per part.
+fn touch_in_parallel(pool: &ThreadPool, ptr: *mut u8, parts: &[FirstTouch]) {
+    let base = Base(ptr);
+    pool.for_each(0..parts.len(), 1, |range, _| {
+        for part in &parts[range] {
+            for offset in part.bytes.clone().step_by(PAGE_BYTES) {
+                // SAFETY: `offset` lies inside the allocation (the parts tile `[0, len)` of a
+                // buffer with at least `len` bytes of capacity) and inside this task's part only;
+                // the spare capacity may hold any byte, and the encode overwrites it.
+                unsafe { base.at(offset).write_volatile(0) };
+            }
+        }
+    });
 }
 
 /// Asks for transparent huge pages over the 2 MiB-aligned part of `[ptr, ptr + len)`.
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(ptr: *mut u8, len: usize) {
-    const HUGE_PAGE: usize = 2 << 20;
-    let start = (ptr as usize).next_multiple_of(HUGE_PAGE);
-    let end = (ptr as usize + len) / HUGE_PAGE * HUGE_PAGE;
+    let start = (ptr as usize).next_multiple_of(HUGE_PAGE_BYTES);
+    let end = (ptr as usize + len) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
     if start < end {
         // SAFETY: `[start, end)` lies inside the allocation `[ptr, ptr + len)` that the caller
         // owns; MADV_HUGEPAGE neither unmaps nor changes memory contents, it only sets how future
@@ -44,19 +170,45 @@ fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ntt_runtime::{PinPolicy, ThreadPoolBuilder};
+
+    fn pool(workers: usize) -> ThreadPool {
+        ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool")
+    }
 
     #[test]
     #[cfg_attr(miri, ignore = "madvise is a foreign call")]
     fn reserve_keeps_capacity_and_empties() {
+        let pool = pool(2);
         let mut buffer = vec![7u64; 10];
-        reserve_codeword(&mut buffer, 5 << 20).expect("40 MiB");
+        assert!(reserve_codeword(&mut buffer, 5 << 20, &pool, 1 << 20).expect("40 MiB"));
         assert!(buffer.is_empty() && buffer.capacity() >= 5 << 20);
         let ptr = buffer.as_ptr();
-        reserve_codeword(&mut buffer, 4 << 20).expect("reused");
+        assert!(!reserve_codeword(&mut buffer, 4 << 20, &pool, 1 << 20).expect("reused"));
+        assert_eq!(buffer.as_ptr(), ptr, "a large enough buffer is reused");
         assert!(
-            reserve_codeword(&mut buffer, usize::MAX / 8).is_err(),
+            reserve_codeword(&mut buffer, usize::MAX / 8, &pool, 1 << 20).is_err(),
             "refused, not aborted"
         );
-        assert_eq!(buffer.as_ptr(), ptr, "a large enough buffer is reused");
+    }
+
+    #[test]
+    fn the_pool_keeps_up_to_its_cap_and_hands_out_the_best_fit() {
+        let pool = BufferPool::new(3 << 20);
+        pool.give(Vec::with_capacity(1 << 17)); // 1 MiB
+        pool.give(Vec::with_capacity(1 << 18)); // 2 MiB
+        pool.give(Vec::with_capacity(1 << 16)); // over the cap: freed
+        assert_eq!(pool.kept_bytes(), 3 << 20);
+        assert_eq!(pool.take(1 << 16).capacity(), 1 << 17, "smallest that fits");
+        assert_eq!(pool.take(1 << 19).capacity(), 0, "nothing fits: a new buffer");
+        assert_eq!(pool.release(), 2 << 20);
+        assert_eq!(pool.kept_bytes(), 0);
+        let none = BufferPool::new(0);
+        none.give(Vec::with_capacity(8));
+        assert_eq!(none.kept_bytes(), 0, "a cap of 0 keeps nothing");
     }
 }

@@ -62,6 +62,7 @@ pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, 
             commitment,
             tree,
             timings,
+            recycle: std::sync::Weak::new(),
         },
     ))
 }

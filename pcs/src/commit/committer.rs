@@ -1,10 +1,11 @@
 //! The prover's entry point: encode a witness and commit to the codeword in one pass.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use thiserror::Error;
 
-use super::buffer::reserve_codeword;
+use super::buffer::{BufferPool, DEFAULT_POOL_CAP_BYTES, reserve_codeword};
 use super::prover::{CommitTimings, ProverData};
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::encoder::{EncodeError, Encoder};
@@ -55,16 +56,26 @@ pub enum CommitError {
 /// assert_eq!(rows[2], prover.codeword()[17 * 8..18 * 8]);
 ///
 /// // The next commit reuses the codeword buffer (no page faults).
-/// let (again, _) = committer.commit_reusing(&witness, MessageLayout::Lanes, 8, 1, prover)?;
+/// let (again, prover) = committer.commit_reusing(&witness, MessageLayout::Lanes, 8, 1, prover)?;
 /// assert_eq!(again, commitment);
+///
+/// // Dropped prover data hands its buffer to the committer's pool for the next `commit`.
+/// drop(prover);
+/// assert_eq!(committer.kept_buffer_bytes(), 8 << 8 << 3);
+/// assert_eq!(committer.release_buffers(), 8 << 8 << 3);
 /// # use ntt_pcs::commit::Opening;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// Clones share one buffer pool: codeword buffers of dropped [`ProverData`] are kept (up to
+/// [`with_buffer_cap`](Self::with_buffer_cap) bytes, [`DEFAULT_POOL_CAP_BYTES`] by default) and
+/// reused by later commits; [`release_buffers`](Self::release_buffers) frees them.
 #[derive(Clone, Debug)]
 pub struct Committer {
     encoder: Encoder,
     stored_level: u32,
     expansion: Expansion,
+    buffers: Arc<BufferPool>,
 }
 
 impl Committer {
@@ -75,6 +86,7 @@ impl Committer {
             encoder,
             stored_level: DEFAULT_PIECE_LEVEL,
             expansion: Expansion::Bounded,
+            buffers: Arc::new(BufferPool::new(DEFAULT_POOL_CAP_BYTES)),
         }
     }
 
@@ -83,6 +95,28 @@ impl Committer {
     pub fn with_expansion(mut self, expansion: Expansion) -> Self {
         self.expansion = expansion;
         self
+    }
+
+    /// Keeps at most `bytes` of codeword buffers for reuse (0: keep none, every commit faults
+    /// in a fresh buffer). Starts a new, empty pool.
+    pub fn with_buffer_cap(mut self, bytes: usize) -> Self {
+        self.buffers = Arc::new(BufferPool::new(bytes));
+        self
+    }
+
+    /// The most bytes of codeword buffers this committer keeps for reuse.
+    pub fn buffer_cap(&self) -> usize {
+        self.buffers.cap_bytes()
+    }
+
+    /// Bytes of codeword buffers kept for reuse now.
+    pub fn kept_buffer_bytes(&self) -> usize {
+        self.buffers.kept_bytes()
+    }
+
+    /// Frees the kept codeword buffers (memory back to the system); returns the bytes freed.
+    pub fn release_buffers(&self) -> usize {
+        self.buffers.release()
     }
 
     /// Hashes pure subtrees of `2^level` chunks (`2^level` KiB) per call and keeps chaining
@@ -102,7 +136,8 @@ impl Committer {
     }
 
     /// Encodes `witness` (`lanes` lanes of a power-of-two number of words, in `layout`) at rate
-    /// 1/2^`log_inv_rate` into a freshly allocated codeword and commits to it.
+    /// 1/2^`log_inv_rate` into a codeword buffer from the pool (else a fresh one, faulted in by
+    /// the workers in parallel) and commits to it.
     ///
     /// # Errors
     /// [`CommitError::Shape`] for a witness that is not a power-of-two number of rows of `lanes`
@@ -116,7 +151,13 @@ impl Committer {
         lanes: usize,
         log_inv_rate: u32,
     ) -> Result<(Commitment, ProverData), CommitError> {
-        self.commit_into(witness, layout, lanes, log_inv_rate, Vec::new())
+        let words = witness
+            .len()
+            .checked_shl(log_inv_rate)
+            .filter(|w| w >> log_inv_rate == witness.len())
+            .unwrap_or(0);
+        let buffer = self.buffers.take(words);
+        self.commit_into(witness, layout, lanes, log_inv_rate, buffer)
     }
 
     /// As [`commit`](Self::commit), writing the codeword into the buffer of an earlier commit's
@@ -162,8 +203,14 @@ impl Committer {
             self.stored_level,
         )?;
 
-        reserve_codeword(&mut buffer, words).map_err(|_| CommitError::Allocation {
-            bytes: shape.codeword_bytes(),
+        let task_bytes = plan
+            .deep
+            .as_ref()
+            .map_or(0, |d| d.sub_bytes << d.log_subs_per_task);
+        reserve_codeword(&mut buffer, words, self.encoder.pool(), task_bytes).map_err(|_| {
+            CommitError::Allocation {
+                bytes: shape.codeword_bytes(),
+            }
         })?;
         {
             let _span =
@@ -197,6 +244,7 @@ impl Committer {
                 commitment,
                 tree,
                 timings,
+                recycle: Arc::downgrade(&self.buffers),
             },
         ))
     }

@@ -1,7 +1,9 @@
 //! What a prover keeps after a commit, and how it opens rows.
 
+use std::sync::Weak;
 use std::time::Duration;
 
+use super::buffer::BufferPool;
 use super::node::le_bytes;
 use super::tree::ChainingTree;
 use ntt_verify::Commitment;
@@ -43,13 +45,24 @@ pub struct CommitTimings {
 /// larger by default, i.e. about 1/1024 of the codeword (32 bytes per 64 KiB, doubled for the
 /// levels above); see [`Committer::with_stored_level`](super::Committer::with_stored_level).
 /// Openings recompute the nodes below from the codeword (at most 64 KiB of hashing per opened
-/// node).
+/// node). Dropping it hands the codeword buffer to the pool of the committer that made it (if
+/// that committer still exists and the pool has room).
 #[derive(Clone, Debug)]
 pub struct ProverData {
     pub(crate) codeword: Vec<u64>,
     pub(crate) commitment: Commitment,
     pub(crate) tree: ChainingTree,
     pub(crate) timings: CommitTimings,
+    /// The committer's buffer pool.
+    pub(crate) recycle: Weak<BufferPool>,
+}
+
+impl Drop for ProverData {
+    fn drop(&mut self) {
+        if let Some(pool) = self.recycle.upgrade() {
+            pool.give(std::mem::take(&mut self.codeword));
+        }
+    }
 }
 
 impl ProverData {
@@ -74,8 +87,8 @@ impl ProverData {
     }
 
     /// Hands the codeword buffer back, to be reused by the next commit.
-    pub fn into_codeword(self) -> Vec<u64> {
-        self.codeword
+    pub fn into_codeword(mut self) -> Vec<u64> {
+        std::mem::take(&mut self.codeword)
     }
 
     /// Opens `rows` (any order, repeats allowed): the opening carries the chunks that hold them

@@ -30,6 +30,7 @@ pub(super) fn caches(topo: &Topology, level: u8) -> Vec<Cache> {
             level,
             size_bytes: DEFAULT_L3_BYTES_PER_CORE * topo.cores as u64,
             pus: topo.pus.iter().map(|p| p.os_index).collect(),
+            outside_cores: 0,
             source: Provenance::Default,
         }];
     }
@@ -48,6 +49,7 @@ pub(super) fn caches(topo: &Topology, level: u8) -> Vec<Cache> {
                 .filter(|p| p.core == core)
                 .map(|p| p.os_index)
                 .collect(),
+            outside_cores: 0,
             source: Provenance::Default,
         })
         .collect()

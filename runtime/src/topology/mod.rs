@@ -7,6 +7,8 @@
 
 mod defaults;
 mod hwloc;
+mod layout;
+mod spec;
 mod sysfs;
 
 use std::collections::BTreeMap;
@@ -15,6 +17,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use defaults::{DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE};
+pub use layout::{FirstTouch, WorkerLayout, first_touch};
+pub use spec::{TOPOLOGY_ENV, TopologyError, TopologySpec};
 
 /// Per-worker cache budgets derived from the topology: a cache's size divided among the
 /// workers placed under it.
@@ -59,8 +63,24 @@ pub struct Cache {
     pub size_bytes: u64,
     /// OS indices of the allowed PUs that share it, ascending.
     pub pus: Vec<usize>,
+    /// Cores that share it but lie wholly outside the allowed cpuset (`taskset`, cgroups):
+    /// other processes' cores, which take their share of it (see `docs/ARCHITECTURE.md`).
+    #[serde(default)]
+    pub outside_cores: usize,
     /// Where the size and sharing came from.
     pub source: Provenance,
+}
+
+/// One kind of core of a hybrid CPU (hwloc's CPU kinds): P-cores, E-cores, an Apple-like
+/// cluster's performance or efficiency cores.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuKind {
+    /// OS indices of the allowed PUs of this kind, ascending.
+    pub pus: Vec<usize>,
+    /// hwloc's efficiency rank when known: higher is faster and hungrier.
+    pub efficiency: Option<usize>,
+    /// What the OS calls the kind (`IntelCore`, `IntelAtom`), when it says.
+    pub core_type: Option<String>,
 }
 
 /// One NUMA node.
@@ -88,6 +108,14 @@ pub struct Topology {
     pub caches: Vec<Cache>,
     /// NUMA nodes with at least one allowed PU.
     pub numa_nodes: Vec<NumaNode>,
+    /// The kinds of core of a hybrid CPU, least performant first (hwloc's order); empty when
+    /// every core is alike or the source does not say.
+    #[serde(default)]
+    pub cpu_kinds: Vec<CpuKind>,
+    /// The source when this is another machine's topology (an XML export or a synthetic
+    /// description): it may be planned for and reported, never run or pinned on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<String>,
     /// Everything that had to be guessed or worked around, in plain words.
     pub warnings: Vec<String>,
 }
@@ -97,15 +125,78 @@ pub struct Topology {
 pub(crate) type RawPu = (usize, (usize, usize), usize);
 
 impl Topology {
-    /// Reads the machine's topology; never fails (falls back and says so in `warnings`).
+    /// Reads this machine's topology; never fails (falls back and says so in `warnings`).
     ///
     /// `NTT_TOPOLOGY=sysfs` or `NTT_TOPOLOGY=defaults` skips the earlier sources (to test or
-    /// work around a broken hwloc); any other value, or none, means `hwloc`.
+    /// work around a broken hwloc). A what-if source there (`xml:`, `synthetic:`) describes
+    /// another machine, which nothing may run on: this reads the real one and says so in
+    /// `warnings` (use [`Topology::load`] to read the what-if).
     pub fn detect() -> Self {
+        let (spec, mut warnings) = match TopologySpec::from_env() {
+            Ok(spec) if spec.is_what_if() => (
+                TopologySpec::Hwloc,
+                vec![format!(
+                    "{TOPOLOGY_ENV}={spec} describes another machine; running on this one's topology"
+                )],
+            ),
+            Ok(spec) => (spec, Vec::new()),
+            Err(e) => (TopologySpec::Hwloc, vec![format!("{e}; using hwloc")]),
+        };
+        let mut topo = Self::detect_live(&spec);
+        warnings.append(&mut topo.warnings);
+        topo.warnings = warnings;
+        topo
+    }
+
+    /// Reads the topology `spec` names: this machine's (never fails), or another machine's
+    /// from an hwloc XML export or synthetic description, with every PU allowed.
+    ///
+    /// # Errors
+    /// [`TopologyError::Load`] when hwloc cannot load the XML file or synthetic description.
+    pub fn load(spec: &TopologySpec) -> Result<Self, TopologyError> {
+        match spec {
+            TopologySpec::Xml(path) => Self::from_hwloc_xml(path, None),
+            TopologySpec::Synthetic(description) => Self::from_hwloc_synthetic(description, None),
+            live => Ok(Self::detect_live(live)),
+        }
+    }
+
+    /// Another machine's topology from an hwloc XML export (`lstopo --of xml`); `allowed`
+    /// restricts the PUs as a cpuset would (`None` keeps all). Caches the export lacks get the
+    /// documented defaults (never this machine's sysfs).
+    ///
+    /// # Errors
+    /// [`TopologyError::Load`] for an unreadable or invalid file, or no allowed PU.
+    pub fn from_hwloc_xml(path: &Path, allowed: Option<&[usize]>) -> Result<Self, TopologyError> {
+        let mut topo = hwloc::from_xml_file(path, allowed).map_err(TopologyError::Load)?;
+        topo.what_if = Some(TopologySpec::Xml(path.to_owned()).to_string());
+        topo.fill_missing_caches(None);
+        Ok(topo)
+    }
+
+    /// Another machine's topology from an hwloc synthetic description (such as
+    /// `pack:2 numa:2 l3:4(size=32MiB) l2:8(size=1MiB) l1d:1(size=32KiB) core:1 pu:2`);
+    /// `allowed` restricts the PUs as a cpuset would.
+    ///
+    /// # Errors
+    /// [`TopologyError::Load`] for a description hwloc rejects, or no allowed PU.
+    pub fn from_hwloc_synthetic(description: &str, allowed: Option<&[usize]>) -> Result<Self, TopologyError> {
+        let mut topo = hwloc::from_synthetic(description, allowed).map_err(TopologyError::Load)?;
+        topo.what_if = Some(TopologySpec::Synthetic(description.to_owned()).to_string());
+        topo.fill_missing_caches(None);
+        Ok(topo)
+    }
+
+    /// Whether this is another machine's topology (see [`Topology::what_if`]).
+    pub fn is_what_if(&self) -> bool {
+        self.what_if.is_some()
+    }
+
+    /// This machine through the live source `spec` names, falling back as far as needed.
+    fn detect_live(spec: &TopologySpec) -> Self {
         let allowed = affinity_cpus();
-        let forced = std::env::var("NTT_TOPOLOGY").unwrap_or_default();
         let mut warnings = Vec::new();
-        if forced != "sysfs" && forced != "defaults" {
+        if *spec == TopologySpec::Hwloc {
             match hwloc::detect(allowed.as_deref()) {
                 Ok(mut topo) => {
                     topo.fill_missing_caches(Some(Path::new(sysfs::SYSFS_ROOT)));
@@ -114,10 +205,10 @@ impl Topology {
                 Err(e) => warnings.push(format!("hwloc failed ({e}); reading sysfs instead")),
             }
         }
-        if forced == "sysfs" {
-            warnings.push("NTT_TOPOLOGY=sysfs: hwloc not consulted".into());
+        if *spec == TopologySpec::Sysfs {
+            warnings.push(format!("{TOPOLOGY_ENV}=sysfs: hwloc not consulted"));
         }
-        let mut topo = if forced != "defaults" {
+        let mut topo = if *spec != TopologySpec::Defaults {
             match sysfs::detect(Path::new(sysfs::SYSFS_ROOT), allowed.as_deref()) {
                 Ok(topo) => topo,
                 Err(e) => {
@@ -126,12 +217,12 @@ impl Topology {
                 }
             }
         } else {
-            warnings.push("NTT_TOPOLOGY=defaults: machine topology not read".into());
+            warnings.push(format!("{TOPOLOGY_ENV}=defaults: machine topology not read"));
             Self::flat_pus(allowed.unwrap_or_else(all_cpus_guess))
         };
         warnings.append(&mut topo.warnings);
         topo.warnings = warnings;
-        let root = (forced != "defaults").then(|| Path::new(sysfs::SYSFS_ROOT));
+        let root = (*spec != TopologySpec::Defaults).then(|| Path::new(sysfs::SYSFS_ROOT));
         topo.fill_missing_caches(root);
         topo
     }
@@ -212,6 +303,8 @@ impl Topology {
             pus,
             caches: Vec::new(),
             numa_nodes,
+            cpu_kinds: Vec::new(),
+            what_if: None,
             warnings: Vec::new(),
         }
     }
@@ -230,12 +323,24 @@ impl Topology {
                 .unwrap_or_default();
             let covered =
                 |caches: &[Cache]| allowed.iter().all(|pu| caches.iter().any(|c| c.pus.contains(pu)));
+            let shared_l2s: Vec<Cache> = self.caches.iter().filter(|c| c.level == 2).cloned().collect();
             if !from_sysfs.is_empty() && covered(&from_sysfs) {
                 if self.source == Provenance::Hwloc {
                     self.warnings
                         .push(format!("hwloc reported no L{level} cache; read it from sysfs"));
                 }
                 self.caches.extend(from_sysfs);
+            } else if level == 3 && covered(&shared_l2s) && shared_l2s.iter().any(|c| self.cores_under(c) > 1)
+            {
+                // An L2 shared by a cluster of cores and no L3 (Apple-like and some Arm parts):
+                // the L2 is the last-level cache. Private L2s without an L3 rather mean a
+                // hidden L3 (many VMs), which the default below stands in for.
+                self.warnings.push(
+                    "no L3 reported and the L2 is shared by a cluster of cores: the L2 is the last-level cache"
+                        .into(),
+                );
+                self.caches
+                    .extend(shared_l2s.into_iter().map(|c| Cache { level: 3, ..c }));
             } else {
                 self.warnings.push(format!(
                     "L{level} cache unknown; assuming the documented default ({})",
@@ -254,6 +359,29 @@ impl Topology {
         self.caches
             .iter()
             .find(|c| c.level == level && c.pus.contains(&os_index))
+    }
+
+    /// Number of allowed cores with a PU under `cache`.
+    fn cores_under(&self, cache: &Cache) -> usize {
+        let mut cores: Vec<usize> = cache
+            .pus
+            .iter()
+            .filter_map(|&p| self.pu(p))
+            .map(|p| p.core)
+            .collect();
+        cores.sort_unstable();
+        cores.dedup();
+        cores.len()
+    }
+
+    /// How many kinds of core are faster than the kind of PU `os_index`: 0 for the fastest
+    /// kind, and for every PU of a CPU whose cores are all alike.
+    pub fn performance_rank(&self, os_index: usize) -> usize {
+        self.cpu_kinds
+            .iter()
+            .rev()
+            .position(|k| k.pus.contains(&os_index))
+            .unwrap_or(0)
     }
 
     /// The PU with OS index `os_index`, if allowed.

@@ -122,6 +122,34 @@ pub(super) fn detect(root: &Path, allowed: Option<&[usize]>) -> io::Result<Topol
     Ok(topo)
 }
 
+/// The (package, core) of `cpu` as sysfs numbers them; the CPU itself when sysfs does not say.
+fn core_key(root: &Path, cpu: usize) -> (Option<usize>, usize) {
+    let topo_dir = cpu_dir(root).join(format!("cpu{cpu}/topology"));
+    let num = |f: &str| read_trimmed(&topo_dir.join(f)).and_then(|s| s.parse().ok());
+    match (num("physical_package_id"), num("core_id")) {
+        (Some(pkg), Some(core)) => (Some(pkg), core),
+        _ => (None, cpu),
+    }
+}
+
+/// Cores among `sharing` CPUs with no CPU in `allowed`.
+fn outside_cores(root: &Path, sharing: &[usize], allowed: &[usize]) -> usize {
+    let inside: Vec<_> = sharing
+        .iter()
+        .filter(|c| allowed.contains(c))
+        .map(|&c| core_key(root, c))
+        .collect();
+    let mut outside: Vec<_> = sharing
+        .iter()
+        .filter(|c| !allowed.contains(c))
+        .map(|&c| core_key(root, c))
+        .filter(|k| !inside.contains(k))
+        .collect();
+    outside.sort_unstable();
+    outside.dedup();
+    outside.len()
+}
+
 /// The data/unified caches of `level` over `cpus`, from `cpuN/cache/indexK/`.
 pub(super) fn caches(root: &Path, cpus: &[usize], level: u8) -> Vec<Cache> {
     let mut out: Vec<Cache> = Vec::new();
@@ -143,6 +171,7 @@ pub(super) fn caches(root: &Path, cpus: &[usize], level: u8) -> Vec<Cache> {
             let mut pus: Vec<usize> = field("shared_cpu_list")
                 .and_then(|s| parse_list(&s))
                 .unwrap_or_else(|| vec![cpu]);
+            let outside_cores = outside_cores(root, &pus, cpus);
             pus.retain(|p| cpus.contains(p));
             if !pus.contains(&cpu) {
                 pus.push(cpu);
@@ -153,6 +182,7 @@ pub(super) fn caches(root: &Path, cpus: &[usize], level: u8) -> Vec<Cache> {
                     level,
                     size_bytes,
                     pus,
+                    outside_cores,
                     source: Provenance::Sysfs,
                 });
             }
