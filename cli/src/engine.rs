@@ -36,6 +36,7 @@ pub fn bare_encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
     if threads == Some(0) {
         return Err(CliError::Input("--threads must be at least 1".to_owned()));
     }
+    warn_unknown_topology_source();
     let backend = Backend::from_env()?;
     let pool = ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
@@ -45,4 +46,24 @@ pub fn bare_encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
 
 pub fn committer(threads: Option<usize>) -> Result<Committer, CliError> {
     Ok(Committer::new(encoder(threads)?))
+}
+
+/// The values `NTT_TOPOLOGY` takes; anything else is read as hwloc, which a typo should not hide.
+const TOPOLOGY_SOURCES: [&str; 3] = ["hwloc", "sysfs", "defaults"];
+
+/// Warns once per process, however many pools a command builds.
+fn warn_unknown_topology_source() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if let Some(value) = std::env::var_os("NTT_TOPOLOGY")
+            && !value.is_empty()
+            && !TOPOLOGY_SOURCES.iter().any(|s| value == *s)
+        {
+            eprintln!(
+                "warning: NTT_TOPOLOGY={} is not one of {}; reading the topology as if it were unset",
+                value.to_string_lossy(),
+                TOPOLOGY_SOURCES.join(", ")
+            );
+        }
+    });
 }

@@ -1,8 +1,8 @@
 //! `ntt plan`: explain the plan the engine would run for a shape.
 
-use crate::args::{EngineArgs, Layout};
-use crate::engine;
+use crate::args::{EngineArgs, JsonArgs, Layout};
 use crate::error::CliError;
+use crate::{engine, files, report};
 use clap::Args;
 use ntt_pcs::Shape;
 
@@ -26,9 +26,8 @@ pub struct PlanArgs {
     layout: Layout,
     #[command(flatten)]
     engine: EngineArgs,
-    /// Print the plan as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArgs,
 }
 
 /// The codeword shape of a `2^log_n`-word witness in `lanes` lanes.
@@ -55,15 +54,15 @@ pub fn run(args: PlanArgs) -> Result<(), CliError> {
     let shape = shape_for(args.log_n, args.lanes, args.log_inv_rate)?;
     let engine = engine::engine(args.engine.threads)?;
     let plan = engine.encoder.plan(shape, args.layout.into())?;
-    if args.json {
+    let text = if args.json.json {
         let mut value = serde_json::to_value(&plan)?;
+        report::workers_as_threads(&mut value);
         if let Some(object) = value.as_object_mut() {
             object.insert("wisdom".to_owned(), serde_json::to_value(&engine.wisdom)?);
         }
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        report::json(&value)?
     } else {
-        println!("{plan}");
-        println!("wisdom: {}", engine.wisdom);
-    }
-    Ok(())
+        format!("{plan}\nwisdom: {}\n", engine.wisdom)
+    };
+    files::print(&text)
 }

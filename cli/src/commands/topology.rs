@@ -1,15 +1,16 @@
 //! `ntt topology`: the machine as the engine sees it, the workers' budgets and the plans they lead to.
 
-use crate::args::EngineArgs;
+use crate::args::{EngineArgs, JsonArgs};
 use crate::commands::plan::shape_for;
-use crate::engine;
 use crate::error::CliError;
+use crate::{engine, files, report};
 use clap::Args;
 use ntt_pcs::plan::bytes;
 use ntt_pcs::wisdom::WisdomStatus;
 use ntt_pcs::{Encoder, MessageLayout};
 use ntt_runtime::{Cache, Provenance, Topology};
 use serde::Serialize;
+use std::fmt::Write as _;
 
 /// Flags of `ntt topology`.
 #[derive(Debug, Args)]
@@ -20,9 +21,8 @@ use serde::Serialize;
 pub struct TopologyArgs {
     #[command(flatten)]
     engine: EngineArgs,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArgs,
 }
 
 /// Witness sizes (log2 words) the report plans for.
@@ -46,7 +46,7 @@ struct PlanReport {
     log_n: u32,
     lanes: usize,
     log_inv_rate: u32,
-    workers: usize,
+    threads: usize,
     summary: String,
     plan: serde_json::Value,
 }
@@ -57,6 +57,7 @@ struct Report<'a> {
     allowed_cpuset: Vec<usize>,
     pin_policy: String,
     backend: String,
+    threads: usize,
     workers: Vec<WorkerReport>,
     warnings: Vec<String>,
     wisdom: WisdomStatus,
@@ -99,17 +100,20 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
         allowed_cpuset: topology.allowed_cpus(),
         pin_policy: format!("{:?}", pool.pin_policy()).to_lowercase(),
         backend: format!("{:?}", encoder.backend().kind()).to_lowercase(),
+        threads: pool.num_workers(),
         workers,
         warnings,
         wisdom,
         plans,
     };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    let text = if args.json.json {
+        report::json(&report)?
     } else {
-        print_text(&report);
-    }
-    Ok(())
+        let mut out = String::new();
+        print_text(&mut out, &report).expect("writing to a String cannot fail");
+        out
+    };
+    files::print(&text)
 }
 
 fn plans_for(encoder: &Encoder) -> Result<Vec<PlanReport>, CliError> {
@@ -122,9 +126,13 @@ fn plans_for(encoder: &Encoder) -> Result<Vec<PlanReport>, CliError> {
                 log_n,
                 lanes: REPORT_LANES,
                 log_inv_rate: REPORT_LOG_INV_RATE,
-                workers: encoder.pool().num_workers(),
+                threads: encoder.pool().num_workers(),
                 summary: plan.summary(),
-                plan: serde_json::to_value(&plan)?,
+                plan: {
+                    let mut plan = serde_json::to_value(&plan)?;
+                    report::workers_as_threads(&mut plan);
+                    plan
+                },
             })
         })
         .collect()
@@ -175,14 +183,15 @@ fn caches_under<'t>(t: &'t Topology, level: u8, within: &[usize]) -> Vec<&'t Cac
     found
 }
 
-fn print_tree(t: &Topology) {
-    println!(
+fn print_tree(out: &mut String, t: &Topology) -> std::fmt::Result {
+    writeln!(
+        out,
         "Machine ({} package(s), {} cores, {} PUs; from {})",
         t.packages,
         t.cores,
         t.pus.len(),
         source(t.source)
-    );
+    )?;
     for package in 0..t.packages {
         let in_package: Vec<usize> = t
             .pus
@@ -190,7 +199,7 @@ fn print_tree(t: &Topology) {
             .filter(|p| p.package == package)
             .map(|p| p.os_index)
             .collect();
-        println!("  Package {package} (PUs {})", cpu_list(&in_package));
+        writeln!(out, "  Package {package} (PUs {})", cpu_list(&in_package))?;
         for node in &t.numa_nodes {
             let pus: Vec<usize> = node
                 .pus
@@ -201,27 +210,30 @@ fn print_tree(t: &Topology) {
             if pus.is_empty() {
                 continue;
             }
-            println!("    NUMA node {} (PUs {})", node.os_index, cpu_list(&pus));
+            writeln!(out, "    NUMA node {} (PUs {})", node.os_index, cpu_list(&pus))?;
             for l3 in caches_under(t, 3, &pus) {
-                println!(
+                writeln!(
+                    out,
                     "      L3 {} (PUs {}) [{}]",
                     bytes(l3.size_bytes as usize),
                     cpu_list(&l3.pus),
                     source(l3.source)
-                );
+                )?;
                 for l2 in caches_under(t, 2, &l3.pus) {
-                    println!(
+                    writeln!(
+                        out,
                         "        L2 {} (PUs {}) [{}]",
                         bytes(l2.size_bytes as usize),
                         cpu_list(&l2.pus),
                         source(l2.source)
-                    );
+                    )?;
                     for l1 in caches_under(t, 1, &l2.pus) {
-                        println!(
+                        writeln!(
+                            out,
                             "          L1d {} [{}]",
                             bytes(l1.size_bytes as usize),
                             source(l1.source)
-                        );
+                        )?;
                         let mut cores: Vec<usize> =
                             l1.pus.iter().filter_map(|&p| t.pu(p)).map(|p| p.core).collect();
                         cores.dedup();
@@ -232,28 +244,30 @@ fn print_tree(t: &Topology) {
                                 .filter(|p| p.core == core)
                                 .map(|p| p.os_index)
                                 .collect();
-                            println!("            Core {core}: PU {}", cpu_list(&pus));
+                            writeln!(out, "            Core {core}: PU {}", cpu_list(&pus))?;
                         }
                     }
                 }
             }
         }
     }
+    Ok(())
 }
 
-fn print_text(r: &Report<'_>) {
-    print_tree(r.topology);
-    println!();
-    println!("Allowed cpuset: {}", cpu_list(&r.allowed_cpuset));
-    println!("Backend: {}", r.backend);
-    println!("Workers: {} (pinning: {})", r.workers.len(), r.pin_policy);
+fn print_text(out: &mut String, r: &Report<'_>) -> std::fmt::Result {
+    print_tree(out, r.topology)?;
+    writeln!(out)?;
+    writeln!(out, "Allowed cpuset: {}", cpu_list(&r.allowed_cpuset))?;
+    writeln!(out, "Backend: {}", r.backend)?;
+    writeln!(out, "Workers: {} (pinning: {})", r.workers.len(), r.pin_policy)?;
     for w in &r.workers {
         let bound = if w.bound_to.is_empty() {
             "not bound".to_owned()
         } else {
             format!("bound to {}", cpu_list(&w.bound_to))
         };
-        println!(
+        writeln!(
+            out,
             "  worker {:>2}: PU {:>3}, core {:>3}, NUMA {}, {bound}; L2 budget {}, L3 budget {}",
             w.index,
             w.cpu,
@@ -261,31 +275,33 @@ fn print_text(r: &Report<'_>) {
             w.numa_node,
             bytes(w.l2_bytes),
             bytes(w.l3_bytes)
-        );
+        )?;
     }
     if r.warnings.is_empty() {
-        println!("Warnings: none");
+        writeln!(out, "Warnings: none")?;
     } else {
-        println!("Warnings:");
+        writeln!(out, "Warnings:")?;
         for w in &r.warnings {
-            println!("  - {w}");
+            writeln!(out, "  - {w}")?;
         }
     }
-    println!("Wisdom: {}", r.wisdom);
-    println!();
-    println!(
+    writeln!(out, "Wisdom: {}", r.wisdom)?;
+    writeln!(out)?;
+    writeln!(
+        out,
         "Plans ({} lanes, rate 1/{}):",
         REPORT_LANES,
         1 << REPORT_LOG_INV_RATE
-    );
+    )?;
     for p in &r.plans {
-        let who = if p.workers == 1 {
-            "1 worker ".to_owned()
+        let who = if p.threads == 1 {
+            "1 thread ".to_owned()
         } else {
-            format!("{} workers", p.workers)
+            format!("{} threads", p.threads)
         };
-        println!("  2^{} words, {who}: {}", p.log_n, p.summary);
+        writeln!(out, "  2^{} words, {who}: {}", p.log_n, p.summary)?;
     }
+    Ok(())
 }
 
 #[cfg(test)]
