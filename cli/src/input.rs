@@ -5,12 +5,16 @@ use crate::files::{self, FileArg};
 use crate::memory;
 
 /// Reads a witness of little-endian `u64` words, from a file, a pipe or standard input (`-`).
-/// The read stops at the memory the process can still use: a witness that cannot fit (or an
-/// endless stream such as `/dev/zero`) is refused with both sizes named.
+/// The read stops at half the memory the process can still use: a witness that cannot fit with
+/// its codeword (or an endless stream such as `/dev/zero`) is refused with both sizes named.
 pub fn read_words(arg: &FileArg) -> Result<Vec<u64>, CliError> {
-    let limit = memory::available_bytes().unwrap_or(u64::MAX);
-    let (mut words, bytes) =
-        files::read_bounded_words(arg, limit, "a witness that fits in the available memory")?;
+    // Half: the codeword needs at least as much again as the witness.
+    let limit = memory::available_bytes().map_or(u64::MAX, |b| b / 2);
+    let (mut words, bytes) = files::read_bounded_words(
+        arg,
+        limit,
+        "a witness (half the memory available, the codeword needs the other half)",
+    )?;
     if !bytes.is_multiple_of(8) {
         return Err(CliError::Input(format!(
             "{} is {bytes} bytes long, not a whole number of 8-byte little-endian words",
