@@ -77,6 +77,7 @@ fn init_logging() {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("NTT_LOG"))
         .with_span_events(FmtSpan::CLOSE)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .init();
 }

@@ -71,7 +71,7 @@ fn address_space_limit() -> Option<u64> {
     if !ok || limit.rlim_cur == libc::RLIM_INFINITY {
         return None;
     }
-    Some((limit.rlim_cur as u64).saturating_sub(address_space_in_use().unwrap_or(0)))
+    Some(limit.rlim_cur.saturating_sub(address_space_in_use().unwrap_or(0)))
 }
 
 /// The process's mapped address space (the first field of `/proc/self/statm`, in pages).

@@ -220,19 +220,19 @@ fn every_bad_input_gets_its_exit_code_and_message() {
             cmd.env(var, value.replace('@', d));
         }
         if let Some(bytes) = case.address_space {
-            // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent.
-            unsafe {
-                cmd.pre_exec(move || {
-                    let limit = libc::rlimit {
-                        rlim_cur: bytes,
-                        rlim_max: bytes,
-                    };
-                    if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            let set_limit = move || {
+                // SAFETY: `limit` is a valid rlimit; setrlimit is async-signal-safe.
+                if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            };
+            // SAFETY: the hook only calls setrlimit, which is safe between fork and exec.
+            unsafe { cmd.pre_exec(set_limit) };
         }
         let out = if case.stdout_full {
             cmd.stdout(std::fs::File::create("/dev/full").unwrap());
@@ -281,7 +281,15 @@ fn four_thousand_workers_commit_a_tiny_witness_promptly() {
     let dir = scratch("threads4096");
     let witness = dir.join("w.bin");
     write_witness(&witness, 4 * 256, 6);
-    let cmd = command(&["commit", "--input", s(&witness), "--lanes", "4", "--threads", "4096"]);
+    let cmd = command(&[
+        "commit",
+        "--input",
+        s(&witness),
+        "--lanes",
+        "4",
+        "--threads",
+        "4096",
+    ]);
     let out = finish(cmd, None, Duration::from_secs(30));
     assert!(out.status.success(), "{}", stderr(&out));
 }
