@@ -24,7 +24,7 @@ use ntt_benches::bytes::as_le_bytes;
 use ntt_kernels::Backend;
 use ntt_pcs::RowSink;
 use ntt_pcs::commit::{Committer, StreamingHasher};
-use ntt_pcs::{Encoder, MessageLayout};
+use ntt_pcs::{CodewordShape, Encoder, MessageLayout};
 use ntt_runtime::ThreadPoolBuilder;
 
 const LOG_WITNESS_WORDS: u32 = 22;
@@ -125,6 +125,7 @@ fn stream_hash(c: &mut Criterion) {
     let bytes = bytes_of(&codeword);
     let expected = *blake3::hash(&bytes).as_bytes();
     let (log_rows, log_block_rows) = ((codeword.len() / LANES).ilog2(), 10);
+    let codeword_shape = CodewordShape::new(log_rows, LANES).expect("a valid bench shape");
     let mut group = c.benchmark_group("hash/stream/64MiB/blocks=512KiB");
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.sample_size(20);
@@ -135,7 +136,7 @@ fn stream_hash(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     let hasher =
-                        StreamingHasher::with_piece_level(log_rows, LANES, log_block_rows, piece_level)
+                        StreamingHasher::with_piece_level(codeword_shape, log_block_rows, piece_level)
                             .expect("valid shape");
                     for (k, block) in codeword.chunks(LANES << log_block_rows).enumerate() {
                         hasher.absorb(k << log_block_rows, block);

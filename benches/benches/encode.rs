@@ -79,11 +79,7 @@ impl<'a> Job<'a> {
 
     /// One encode; only the encode call itself is timed.
     fn encode(&mut self, enc: &Encoder) -> Duration {
-        let Shape {
-            lanes,
-            log_inv_rate: r,
-            ..
-        } = self.shape;
+        let (lanes, r) = (self.shape.lanes(), self.shape.log_inv_rate());
         match self.input {
             Input::InPlace => {
                 self.data[..self.msg.len()].copy_from_slice(self.msg);
@@ -120,8 +116,12 @@ impl<'a> Job<'a> {
 /// The topology-derived plan against the prior art's constants on one shape, at 1 and 2
 /// workers, after checking that both give the same codeword.
 fn compare_plans(c: &mut Criterion, title: &str, input: Input, shape: Shape, samples: usize, secs: u64) {
-    let msg = seeded_words(shape.message_words(), shape.log_rows.into());
-    let mut group = c.benchmark_group(format!("ntt/{title}/log_rows={}x{}", shape.log_rows, shape.lanes));
+    let msg = seeded_words(shape.message_words(), shape.log_rows().into());
+    let mut group = c.benchmark_group(format!(
+        "ntt/{title}/log_rows={}x{}",
+        shape.log_rows(),
+        shape.lanes()
+    ));
     group
         .sample_size(samples)
         .measurement_time(Duration::from_secs(secs));
@@ -156,20 +156,12 @@ fn compare_plans(c: &mut Criterion, title: &str, input: Input, shape: Shape, sam
 }
 
 fn encode_in_place(c: &mut Criterion) {
-    let shape = Shape {
-        log_rows: 19,
-        lanes: 64,
-        log_inv_rate: 1,
-    };
+    let shape = Shape::new(19, 64, 1).expect("valid shape");
     compare_plans(c, "encode_in_place", Input::InPlace, shape, 10, 12);
 }
 
 fn encode_lane_major(c: &mut Criterion) {
-    let shape = Shape {
-        log_rows: 17,
-        lanes: 64,
-        log_inv_rate: 1,
-    };
+    let shape = Shape::new(17, 64, 1).expect("valid shape");
     compare_plans(c, "encode_lanes", Input::LaneMajor, shape, 20, 6);
 }
 

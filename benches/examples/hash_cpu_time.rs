@@ -9,6 +9,7 @@
 
 use ntt_benches::bytes::as_le_bytes;
 use ntt_benches::cpu_clock::thread_cpu;
+use ntt_pcs::CodewordShape;
 use ntt_pcs::RowSink;
 use ntt_pcs::commit::StreamingHasher;
 
@@ -27,6 +28,7 @@ fn main() {
     let codeword = ntt_benches::seeded_words(LANES << LOG_ROWS, 1);
     let bytes = as_le_bytes(&codeword);
     let root = *blake3::hash(bytes).as_bytes();
+    let codeword_shape = CodewordShape::new(LOG_ROWS, LANES).expect("a valid shape");
     let levels = [2u32, 4, 5, 6, 7, 9];
 
     let mut times: Vec<Vec<u64>> = vec![Vec::new(); levels.len() + 1];
@@ -34,7 +36,7 @@ fn main() {
         times[0].push(cpu_time_of(|| assert_eq!(*blake3::hash(bytes).as_bytes(), root)));
         for (slot, &level) in times[1..].iter_mut().zip(&levels) {
             slot.push(cpu_time_of(|| {
-                let hasher = StreamingHasher::with_piece_level(LOG_ROWS, LANES, LOG_BLOCK_ROWS, level)
+                let hasher = StreamingHasher::with_piece_level(codeword_shape, LOG_BLOCK_ROWS, level)
                     .expect("valid shape");
                 for (k, block) in codeword.chunks(LANES << LOG_BLOCK_ROWS).enumerate() {
                     hasher.absorb(k << LOG_BLOCK_ROWS, block);

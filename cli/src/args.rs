@@ -3,7 +3,7 @@
 
 use crate::files::FileArg;
 use clap::{Args, ValueEnum};
-use ntt_pcs::MessageLayout;
+use ntt_pcs::{Expansion, MessageLayout};
 
 /// How the witness words are arranged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -55,6 +55,27 @@ pub struct WitnessArgs {
     /// Arrangement of the witness words.
     #[arg(long, value_enum, default_value_t = Layout::Lanes)]
     pub layout: Layout,
+    #[command(flatten)]
+    pub expansion: ExpansionArgs,
+}
+
+/// Whether a codeword may be more than 16 times its witness.
+#[derive(Clone, Copy, Debug, Args)]
+pub struct ExpansionArgs {
+    /// Allow a log inverse rate above 4 (a codeword more than 16 times the witness).
+    #[arg(long)]
+    pub allow_large_expansion: bool,
+}
+
+impl ExpansionArgs {
+    /// The library's setting for the flag.
+    pub fn expansion(self) -> Expansion {
+        if self.allow_large_expansion {
+            Expansion::Unbounded
+        } else {
+            Expansion::Bounded
+        }
+    }
 }
 
 /// `--json`: one JSON object (docs/CLI.md) instead of text.

@@ -20,6 +20,10 @@ pub enum CliError {
     #[error("cannot start the worker pool: {0}")]
     Pool(#[from] ntt_runtime::BuildError),
     #[error(transparent)]
+    Shape(#[from] ntt_pcs::ShapeError),
+    #[error("cannot allocate {0} bytes")]
+    Allocation(u64),
+    #[error(transparent)]
     Encode(#[from] EncodeError),
     #[error(transparent)]
     Commit(#[from] CommitError),
@@ -49,9 +53,13 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::Verify(_) => EXIT_REJECTED,
-            Self::Read { .. } | Self::Write { .. } | Self::System(_) | Self::Json(_) | Self::Internal(_) => {
-                EXIT_FAILURE
-            }
+            Self::Read { .. }
+            | Self::Write { .. }
+            | Self::System(_)
+            | Self::Json(_)
+            | Self::Internal(_)
+            | Self::Allocation(_)
+            | Self::Commit(CommitError::Allocation { .. }) => EXIT_FAILURE,
             Self::Pool(ntt_runtime::BuildError::Threads(_)) => EXIT_BAD_INPUT,
             Self::Pool(_) => EXIT_FAILURE,
             Self::Encode(e) | Self::Commit(CommitError::Encode(e)) if is_internal(e) => EXIT_FAILURE,
@@ -108,6 +116,13 @@ mod tests {
             source: std::io::Error::other("no threads left"),
         });
         assert_eq!(spawn.exit_code(), EXIT_FAILURE);
-        assert_eq!(CliError::from(EncodeError::ZeroLanes).exit_code(), EXIT_BAD_INPUT);
+        assert_eq!(
+            CliError::from(EncodeError::MessageLength {
+                expected: 1,
+                actual: 2
+            })
+            .exit_code(),
+            EXIT_BAD_INPUT
+        );
     }
 }

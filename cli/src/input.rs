@@ -59,28 +59,6 @@ pub fn parse_root(hex_root: &str) -> Result<[u8; 32], String> {
     })
 }
 
-/// The base-2 log of the message row count of a witness of `words` words in `lanes` lanes.
-pub fn log_message_rows(words: usize, lanes: usize) -> Result<u32, CliError> {
-    if lanes == 0 {
-        return Err(CliError::Input("--lanes must be at least 1".to_owned()));
-    }
-    if words == 0 {
-        return Err(CliError::Input("the witness is empty".to_owned()));
-    }
-    if !words.is_multiple_of(lanes) {
-        return Err(CliError::Input(format!(
-            "the witness has {words} words, not a multiple of the lane count {lanes}"
-        )));
-    }
-    let rows = words / lanes;
-    if !rows.is_power_of_two() {
-        return Err(CliError::Input(format!(
-            "the witness has {rows} rows of {lanes} lanes; the row count must be a power of two"
-        )));
-    }
-    Ok(rows.trailing_zeros())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,13 +75,5 @@ mod tests {
         assert!(parse_root(&"ab".repeat(32)).is_ok());
         assert!(parse_root("abcd").is_err());
         assert!(parse_root(&"zz".repeat(32)).is_err());
-    }
-
-    #[test]
-    fn shapes_need_whole_power_of_two_rows() {
-        assert_eq!(log_message_rows(64 * 8, 64).unwrap(), 3);
-        assert!(log_message_rows(65, 64).is_err());
-        assert!(log_message_rows(3 * 64, 64).is_err());
-        assert!(log_message_rows(64, 0).is_err());
     }
 }

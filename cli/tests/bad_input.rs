@@ -168,6 +168,50 @@ fn cases() -> Vec<Case> {
         case("plan --log-n 12 --lanes 4 --threads 1", 3, "cannot write standard output").stdout_full(),
         case("witness --log-n 10 --lanes 4 --output -", 3, "cannot write standard output").stdout_full(),
         case("--version", 3, "").stdout_full(),
+        // Shapes: refused before anything is allocated, with a message that names the problem.
+        case("commit --input @/good.bin --lanes 4 --log-inv-rate 5", 2, "--allow-large-expansion"),
+        case("commit --input @/good.bin --lanes 64 --log-inv-rate 40", 2, "--allow-large-expansion"),
+        case(
+            "commit --input @/good.bin --lanes 4 --log-inv-rate 4294967295",
+            2,
+            "log inverse rate 4294967295",
+        ),
+        case(
+            "commit --input @/good.bin --lanes 4 --log-inv-rate 4294967295 --allow-large-expansion",
+            2,
+            "more than 2^62 bytes",
+        ),
+        case(
+            "commit --input @/good.bin --lanes 4 --log-inv-rate 58 --allow-large-expansion",
+            2,
+            "more than 2^62 bytes",
+        ),
+        case(
+            "commit --input @/good.bin --lanes 4 --log-inv-rate 40 --allow-large-expansion",
+            2,
+            "of memory, more than",
+        ),
+        case(
+            "open --input @/good.bin --lanes 4 --log-inv-rate 40 --allow-large-expansion --rows 1 --output @/p40.bin",
+            2,
+            "of memory, more than",
+        )
+        .absent("@/p40.bin"),
+        case(
+            "encode --input @/good.bin --lanes 4 --log-inv-rate 40 --allow-large-expansion --output @/c40.bin",
+            2,
+            "of memory, more than",
+        )
+        .absent("@/c40.bin"),
+        case(
+            "encode --input @/good.bin --lanes 4 --log-inv-rate 50 --allow-large-expansion --output @/c50.bin",
+            2,
+            "of memory, more than",
+        )
+        .absent("@/c50.bin"),
+        case("encode --input @/good.bin --lanes 4 --log-inv-rate 50 --output @/c50.bin", 2, "--allow-large-expansion")
+            .absent("@/c50.bin"),
+        case("tune --log-n 40 --threads 1 --output @/tuned", 2, "of memory, more than").absent("@/tuned"),
         // Witnesses.
         case("witness --log-n 40 --output @/w40.bin", 2, "--log-n 40").absent("@/w40.bin"),
         case("witness --log-n 10 --lanes 48 --output @/w48.bin", 2, "power of two").absent("@/w48.bin"),

@@ -3,7 +3,7 @@
 //! Prints the plan, then the median and spread of `reps` warm encodes and ns per lane-butterfly.
 
 use ntt_kernels::Backend;
-use ntt_pcs::{Encoder, MessageLayout, PlanConfig, Shape};
+use ntt_pcs::{Encoder, Expansion, MessageLayout, PlanConfig, Shape};
 use ntt_runtime::ThreadPoolBuilder;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
@@ -41,20 +41,16 @@ fn main() {
     );
     let backend = Backend::from_env().expect("backend");
     let enc = Encoder::new(pool, backend).with_config(config);
-    let shape = Shape {
-        log_rows,
-        lanes,
-        log_inv_rate: r,
-    };
+    let shape = Shape::with_expansion(log_rows, lanes, r, Expansion::Unbounded).expect("valid shape");
     let layout = if mode == "lanes" {
         MessageLayout::Lanes
     } else {
         MessageLayout::Rows
     };
     let plan = if mode == "in_place" {
-        enc.plan_in_place(shape).expect("plan")
+        enc.plan_in_place(shape)
     } else {
-        enc.plan(shape, layout).expect("plan")
+        enc.plan(shape, layout)
     };
     println!("{plan}");
     let msg: Vec<u64> = (0..shape.message_words() as u64)

@@ -6,6 +6,7 @@ pub mod encoder;
 pub mod kernel;
 pub mod plan;
 pub mod reference;
+pub mod shape;
 pub mod sink;
 pub mod twiddle;
 pub mod wisdom;
@@ -17,6 +18,7 @@ pub use commit::{
     CommitError, CommitTimings, Commitment, Committer, OpenError, Opening, ProofDecodeError, ProverData,
     VerifyError, verify,
 };
-pub use encoder::{EncodeError, Encoder, MessageLayout, Shape};
+pub use encoder::{EncodeError, Encoder};
 pub use plan::{DeepBudget, Plan, PlanConfig};
+pub use shape::{CodewordShape, Expansion, MessageLayout, Shape, ShapeError};
 pub use sink::RowSink;

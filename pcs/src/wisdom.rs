@@ -8,8 +8,8 @@
 //! Location: `$NTT_WISDOM` when set (`off`, `none` or `0` disables wisdom), otherwise
 //! `$XDG_CONFIG_HOME/ntt-engine/wisdom.json`, otherwise `$HOME/.config/ntt-engine/wisdom.json`.
 
-use crate::encoder::Shape;
 use crate::plan::PlanConfig;
+use crate::shape::Shape;
 use ntt_runtime::Topology;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -54,9 +54,9 @@ pub struct ShapeClass {
 
 impl ShapeClass {
     pub fn of(shape: Shape, workers: usize) -> Self {
-        let log_lanes = shape.lanes.max(1).next_power_of_two().trailing_zeros();
+        let log_lanes = shape.lanes().next_power_of_two().trailing_zeros();
         Self {
-            log_words: shape.log_rows + log_lanes,
+            log_words: shape.log_rows() + log_lanes,
             workers,
         }
     }

@@ -4,7 +4,8 @@ mod common;
 
 use common::pool;
 use ntt_kernels::Backend;
-use ntt_pcs::{EncodeError, Encoder, MessageLayout, Shape};
+use ntt_pcs::shape::CodewordShapeError;
+use ntt_pcs::{EncodeError, Encoder, MessageLayout, ShapeError};
 use std::mem::MaybeUninit;
 
 fn encoder() -> Encoder {
@@ -14,22 +15,41 @@ fn encoder() -> Encoder {
 #[test]
 fn bad_in_place_shapes_are_errors_and_write_nothing() {
     let enc = encoder();
-    let cases: [(usize, usize, u32, EncodeError); 5] = [
-        (16, 0, 0, EncodeError::ZeroLanes),
-        (15, 2, 0, EncodeError::RaggedRows { len: 15, lanes: 2 }),
-        (24, 2, 0, EncodeError::RowsNotPowerOfTwo { rows: 12 }),
-        (0, 1, 0, EncodeError::RowsNotPowerOfTwo { rows: 0 }),
+    let cases: [(usize, usize, u32, ShapeError); 5] = [
+        (16, 0, 0, CodewordShapeError::ZeroLanes.into()),
+        (15, 2, 0, ShapeError::RaggedRows { words: 15, lanes: 2 }),
+        (
+            24,
+            2,
+            0,
+            ShapeError::RowsNotPowerOfTwo {
+                words: 24,
+                lanes: 2,
+                rows: 12,
+            },
+        ),
+        (
+            0,
+            1,
+            0,
+            ShapeError::RowsNotPowerOfTwo {
+                words: 0,
+                lanes: 1,
+                rows: 0,
+            },
+        ),
         (
             16,
             2,
             4,
-            EncodeError::RateTooLow {
+            ShapeError::RateAboveRows {
                 log_inv_rate: 4,
                 log_rows: 3,
             },
         ),
     ];
     for (len, lanes, r, err) in cases {
+        let err = EncodeError::Shape(err);
         let mut data: Vec<u64> = (0..len as u64).collect();
         assert_eq!(enc.encode_in_place(&mut data, lanes, r, None), Err(err.clone()));
         assert_eq!(data, (0..len as u64).collect::<Vec<_>>(), "{err}");
@@ -57,35 +77,28 @@ fn mismatched_message_is_an_error_and_writes_nothing() {
         // SAFETY: every word was initialised with 7 above.
         assert!(out.iter().all(|w| unsafe { w.assume_init() } == 7));
         let err = enc.encode(&msg, layout, &mut out[..30], 2, 1, None);
-        assert_eq!(err, Err(EncodeError::RowsNotPowerOfTwo { rows: 15 }));
+        assert_eq!(
+            err,
+            Err(EncodeError::Shape(ShapeError::RowsNotPowerOfTwo {
+                words: 30,
+                lanes: 2,
+                rows: 15
+            }))
+        );
     }
 }
 
 #[test]
-fn plan_refuses_bad_shapes() {
+fn a_huge_rate_is_refused_before_anything_is_touched() {
+    // An in-place encode at a rate the buffer cannot hold is a shape error, not a wrapped shift.
     let enc = encoder();
-    let shape = |log_rows, lanes, log_inv_rate| Shape {
-        log_rows,
-        lanes,
-        log_inv_rate,
-    };
-    assert_eq!(
-        enc.plan(shape(4, 0, 0), MessageLayout::Rows).err(),
-        Some(EncodeError::ZeroLanes)
+    let mut data = vec![3u64; 64];
+    let err = enc.encode_in_place(&mut data, 4, u32::MAX, None);
+    assert!(
+        matches!(err, Err(EncodeError::Shape(ShapeError::RateAboveRows { .. }))),
+        "{err:?}"
     );
-    assert!(matches!(
-        enc.plan(shape(3, 1, 4), MessageLayout::Rows),
-        Err(EncodeError::RateTooLow { .. })
-    ));
-    assert!(matches!(
-        enc.plan(shape(63, 1, 0), MessageLayout::Rows),
-        Err(EncodeError::TooManyRows { .. })
-    ));
-    // Lanes × rows overflowing the address space is refused, not wrapped.
-    assert!(matches!(
-        enc.plan(shape(40, 1 << 40, 0), MessageLayout::Lanes),
-        Err(EncodeError::TooManyRows { .. })
-    ));
+    assert!(data.iter().all(|&w| w == 3));
 }
 
 #[test]

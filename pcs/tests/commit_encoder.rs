@@ -6,7 +6,8 @@ mod common;
 use common::{pool, words};
 use ntt_kernels::Backend;
 use ntt_pcs::commit::{CommitError, Committer, verify};
-use ntt_pcs::{DeepBudget, Encoder, MessageLayout, PlanConfig};
+use ntt_pcs::shape::CodewordShapeError;
+use ntt_pcs::{DeepBudget, Encoder, Expansion, MessageLayout, PlanConfig, ShapeError};
 use serde_json::Value;
 
 fn blake3_of(words: &[u64]) -> [u8; 32] {
@@ -60,7 +61,9 @@ fn vector_roots() {
         for workers in [1, 2] {
             for config in configs() {
                 let encoder = Encoder::new(pool(workers), Backend::detect()).with_config(config.clone());
+                // The vectors include deliberately large expansions (down to one message row).
                 let (commitment, prover) = Committer::new(encoder)
+                    .with_expansion(Expansion::Unbounded)
                     .commit(&witness, MessageLayout::Lanes, lanes, log_inv_rate)
                     .expect("vector commits");
                 assert_eq!(
@@ -160,26 +163,58 @@ fn reused_buffers_give_the_same_commitment() {
 fn bad_witnesses_are_errors() {
     let committer = Committer::new(Encoder::new(pool(1), Backend::detect()));
     let witness = words(1, 48);
+    let shape_error =
+        |lanes, log_inv_rate| match committer.commit(&witness, MessageLayout::Lanes, lanes, log_inv_rate) {
+            Err(CommitError::Shape(e)) => e,
+            other => panic!("expected a shape error, got {other:?}"),
+        };
+    assert_eq!(shape_error(0, 1), CodewordShapeError::ZeroLanes.into());
+    assert_eq!(shape_error(5, 1), ShapeError::RaggedRows { words: 48, lanes: 5 });
+    assert!(matches!(
+        shape_error(4, 1),
+        ShapeError::RowsNotPowerOfTwo { rows: 12, .. }
+    ));
+    assert!(matches!(
+        committer.commit(&[], MessageLayout::Lanes, 4, 1),
+        Err(CommitError::Shape(ShapeError::RowsNotPowerOfTwo { rows: 0, .. }))
+    ));
+    assert_eq!(shape_error(3, 5), ShapeError::LargeExpansion { log_inv_rate: 5 });
     assert_eq!(
-        committer.commit(&witness, MessageLayout::Lanes, 0, 1).err(),
-        Some(CommitError::ZeroLanes)
+        shape_error(3, u32::MAX),
+        ShapeError::LargeExpansion {
+            log_inv_rate: u32::MAX
+        }
     );
-    assert_eq!(
-        committer.commit(&witness, MessageLayout::Lanes, 5, 1).err(),
-        Some(CommitError::WitnessShape { words: 48, lanes: 5 })
-    );
-    assert_eq!(
-        committer.commit(&witness, MessageLayout::Lanes, 4, 1).err(),
-        Some(CommitError::WitnessShape { words: 48, lanes: 4 })
-    );
-    assert_eq!(
-        committer.commit(&[], MessageLayout::Lanes, 4, 1).err(),
-        Some(CommitError::WitnessShape { words: 0, lanes: 4 })
-    );
-    assert_eq!(
-        committer.commit(&witness, MessageLayout::Rows, 3, 62).err(),
-        Some(CommitError::TooLarge)
-    );
+    let unbounded = committer.clone().with_expansion(Expansion::Unbounded);
+    assert!(matches!(
+        unbounded.commit(&witness, MessageLayout::Rows, 3, 62),
+        Err(CommitError::Shape(ShapeError::Codeword(
+            CodewordShapeError::TooLarge {
+                log_rows: 66,
+                lanes: 3
+            }
+        )))
+    ));
+}
+
+#[test]
+fn codewords_beyond_the_memory_are_refused_before_allocating() {
+    // 2^4 rows × 3 lanes at rate 1/2^44: a codeword of 2^48 rows, 6 PiB, within the size limits
+    // but beyond any machine's memory; refused with both sizes named, not aborted.
+    let committer =
+        Committer::new(Encoder::new(pool(1), Backend::detect())).with_expansion(Expansion::Unbounded);
+    let witness = words(1, 48);
+    match committer.commit(&witness, MessageLayout::Rows, 3, 44) {
+        Err(CommitError::Shape(ShapeError::ExceedsMemory {
+            needed, available, ..
+        })) => {
+            assert_eq!(needed, 8 * 3 << 48);
+            assert!(available < needed);
+        }
+        // Where the platform reports no memory figures the allocator refuses instead.
+        Err(CommitError::Allocation { bytes }) => assert_eq!(bytes, 8 * 3 << 48),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
 }
 
 #[test]

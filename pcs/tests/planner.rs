@@ -3,14 +3,12 @@
 
 use ntt_kernels::Backend;
 use ntt_pcs::plan::{Plan, plan, plan_in_place};
-use ntt_pcs::{DeepBudget, MessageLayout, PlanConfig, Shape};
+use ntt_pcs::{DeepBudget, Expansion, MessageLayout, PlanConfig, Shape};
 use ntt_runtime::WorkerBudget;
 
-const TARGET: Shape = Shape {
-    log_rows: 19,
-    lanes: 64,
-    log_inv_rate: 1,
-};
+fn target() -> Shape {
+    Shape::new(19, 64, 1).expect("valid shape")
+}
 
 fn budgets(workers: usize, l2: usize, l3: usize) -> Vec<WorkerBudget> {
     vec![
@@ -24,7 +22,7 @@ fn budgets(workers: usize, l2: usize, l3: usize) -> Vec<WorkerBudget> {
 
 fn layers_covered(p: &Plan) -> u32 {
     p.gathered.iter().map(|g| g.log_group_rows).sum::<u32>()
-        + p.deep.as_ref().map_or(0, |d| p.shape.log_rows - d.first_layer)
+        + p.deep.as_ref().map_or(0, |d| p.shape.log_rows() - d.first_layer)
 }
 
 #[test]
@@ -32,7 +30,7 @@ fn plans_follow_the_budgets() {
     let backend = Backend::detect();
     let cfg = PlanConfig::default();
     let big = plan(
-        TARGET,
+        target(),
         MessageLayout::Rows,
         1,
         &budgets(1, 2 << 20, 300 << 20),
@@ -40,7 +38,7 @@ fn plans_follow_the_budgets() {
         &cfg,
     );
     let small = plan(
-        TARGET,
+        target(),
         MessageLayout::Rows,
         1,
         &budgets(1, 128 << 10, 256 << 10),
@@ -49,7 +47,7 @@ fn plans_follow_the_budgets() {
     );
     // Small L2, larger L3, buffer far past the LLC: the L3 deep pass saves the third sweep.
     let tiered = plan(
-        TARGET,
+        target(),
         MessageLayout::Rows,
         1,
         &budgets(1, 128 << 10, 8 << 20),
@@ -68,7 +66,7 @@ fn plans_follow_the_budgets() {
     );
     assert_eq!(big.deep.as_ref().map(|d| d.budget), Some(DeepBudget::L2), "{big}");
     for p in [&big, &small, &tiered] {
-        assert_eq!(layers_covered(p), TARGET.log_rows - TARGET.log_inv_rate, "{p}");
+        assert_eq!(layers_covered(p), target().log_message_rows(), "{p}");
         for g in &p.gathered {
             assert!(
                 g.group_bytes <= 2 * p.l2_unit_bytes,
@@ -83,7 +81,7 @@ fn plans_follow_the_budgets() {
     assert_eq!(
         big,
         plan(
-            TARGET,
+            target(),
             MessageLayout::Rows,
             1,
             &budgets(1, 2 << 20, 300 << 20),
@@ -101,11 +99,7 @@ fn plans_follow_the_budgets() {
 fn the_gathered_pass_gets_a_full_radix_step() {
     let b = budgets(1, 2 << 20, 300 << 20);
     for (log_rows, gathered, deep) in [(14, 3, 10), (15, 3, 11), (16, 3, 12), (17, 4, 12)] {
-        let shape = Shape {
-            log_rows,
-            lanes: 64,
-            log_inv_rate: 1,
-        };
+        let shape = Shape::new(log_rows, 64, 1).expect("valid shape");
         let p = plan_in_place(shape, 1, &b, Backend::detect(), &PlanConfig::default());
         let split: Vec<u32> = p.gathered.iter().map(|g| g.log_group_rows).collect();
         assert_eq!(split, [gathered], "{p}");
@@ -130,7 +124,7 @@ fn forced_values_override_the_topology() {
         l3_bytes: Some(1 << 20),
         log_residues: None,
     };
-    let p = plan_in_place(TARGET, 2, &b, backend, &forced);
+    let p = plan_in_place(target(), 2, &b, backend, &forced);
     assert_eq!(p.l2_unit_bytes, 64 << 10);
     assert!(!p.wide && p.stream);
     assert!(p.gathered.iter().all(|g| g.log_residues == 0), "{p}");
@@ -141,7 +135,7 @@ fn forced_values_override_the_topology() {
 #[test]
 fn plans_explain_themselves_and_serialise() {
     let p = plan(
-        TARGET,
+        target(),
         MessageLayout::Lanes,
         2,
         &budgets(2, 2 << 20, 150 << 20),
@@ -185,7 +179,7 @@ proptest::proptest! {
         log_l3_extra in 0u32..=8,
         in_place in proptest::prelude::any::<bool>(),
     ) {
-        let shape = Shape { log_rows, lanes, log_inv_rate: r.min(log_rows) };
+        let shape = Shape::with_expansion(log_rows, lanes, r.min(log_rows), Expansion::Unbounded).expect("valid shape");
         let b = budgets(workers, 1 << log_l2, 1 << (log_l2 + log_l3_extra));
         let cfg = PlanConfig::default();
         let p = if in_place {
@@ -193,7 +187,7 @@ proptest::proptest! {
         } else {
             plan(shape, MessageLayout::Lanes, workers, &b, Backend::portable(), &cfg)
         };
-        let mut layer = shape.log_inv_rate;
+        let mut layer = shape.log_inv_rate();
         for g in &p.gathered {
             proptest::prop_assert_eq!(g.first_layer, layer, "{}", p);
             proptest::prop_assert!(g.log_group_rows >= 1 && g.log_group_rows <= p.log_fit_l2, "{}", p);

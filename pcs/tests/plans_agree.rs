@@ -7,7 +7,7 @@ mod common;
 use common::{Recorder, assume_written, garbage_codeword, pool, rows_to_lanes, words};
 use ntt_kernels::Backend;
 use ntt_pcs::reference::encode_reference;
-use ntt_pcs::{DeepBudget, Encoder, MessageLayout, PlanConfig, Shape};
+use ntt_pcs::{DeepBudget, Encoder, Expansion, MessageLayout, PlanConfig, Shape};
 use proptest::prelude::*;
 
 /// Most codeword words a random case may have, so the bitwise oracle stays fast.
@@ -42,11 +42,8 @@ fn case() -> impl Strategy<Value = Case> {
                 let backends = Backend::available();
                 let l2_bytes = (lanes * 8) << log_l2_rows;
                 Case {
-                    shape: Shape {
-                        log_rows,
-                        lanes,
-                        log_inv_rate: r.min(log_rows),
-                    },
+                    shape: Shape::with_expansion(log_rows, lanes, r.min(log_rows), Expansion::Unbounded)
+                        .expect("valid shape"),
                     workers,
                     config: PlanConfig {
                         l2_bytes: Some(l2_bytes),
@@ -64,11 +61,11 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 fn check_case(case: &Case) -> Result<(), TestCaseError> {
-    let Shape {
-        log_rows,
-        lanes: n,
-        log_inv_rate: r,
-    } = case.shape;
+    let (log_rows, n, r) = (
+        case.shape.log_rows(),
+        case.shape.lanes(),
+        case.shape.log_inv_rate(),
+    );
     let enc = Encoder::new(pool(case.workers), case.backend).with_config(case.config.clone());
     let msg = words(case.seed, case.shape.message_words());
     let expect = encode_reference(&msg, n, log_rows, r);
@@ -120,20 +117,14 @@ proptest! {
 #[test]
 fn scaled_budgets_give_multi_pass_plans() {
     let enc = |config: PlanConfig| Encoder::new(pool(2), Backend::portable()).with_config(config);
-    let shape = Shape {
-        log_rows: 12,
-        lanes: 3,
-        log_inv_rate: 1,
-    };
+    let shape = Shape::new(12, 3, 1).expect("valid shape");
     let small = PlanConfig {
         l2_bytes: Some((3 * 8) << 3),
         l3_bytes: Some((3 * 8) << 3),
         wide: Some(false),
         ..PlanConfig::default()
     };
-    let plan = enc(small.clone())
-        .plan(shape, MessageLayout::Lanes)
-        .expect("plan");
+    let plan = enc(small.clone()).plan(shape, MessageLayout::Lanes);
     assert!(plan.gathered.len() >= 2, "{plan}");
     assert!(plan.gathered.iter().all(|g| g.log_residues == 0), "{plan}");
     let wide = PlanConfig {
@@ -141,14 +132,14 @@ fn scaled_budgets_give_multi_pass_plans() {
         wide: Some(true),
         ..small.clone()
     };
-    let plan = enc(wide).plan(shape, MessageLayout::Lanes).expect("plan");
+    let plan = enc(wide).plan(shape, MessageLayout::Lanes);
     assert!(plan.gathered.iter().any(|g| g.log_residues > 0), "{plan}");
     let l3 = PlanConfig {
         l3_bytes: Some((3 * 8) << 6),
         deep: Some(DeepBudget::L3),
         ..small
     };
-    let plan = enc(l3).plan(shape, MessageLayout::Rows).expect("plan");
+    let plan = enc(l3).plan(shape, MessageLayout::Rows);
     let deep = plan.deep.as_ref().expect("deep pass");
     assert!(deep.inner_log_group_rows > 0, "{plan}");
 }
@@ -158,11 +149,7 @@ fn scaled_budgets_give_multi_pass_plans() {
 fn larger_shapes_match_the_reference() {
     for (log_rows, lanes, r, workers) in [(16, 1, 1, 3), (14, 5, 2, 2), (12, 64, 1, 2), (11, 70, 4, 8)] {
         let case = Case {
-            shape: Shape {
-                log_rows,
-                lanes,
-                log_inv_rate: r,
-            },
+            shape: Shape::with_expansion(log_rows, lanes, r, Expansion::Unbounded).expect("valid shape"),
             workers,
             config: PlanConfig {
                 l2_bytes: Some((lanes * 8) << 5),
@@ -181,11 +168,7 @@ fn larger_shapes_match_the_reference() {
 #[test]
 fn column_tiles_match_the_reference() {
     for (log_rows, lanes, r) in [(14, 64, 1), (13, 70, 2)] {
-        let shape = Shape {
-            log_rows,
-            lanes,
-            log_inv_rate: r,
-        };
+        let shape = Shape::with_expansion(log_rows, lanes, r, Expansion::Unbounded).expect("valid shape");
         let config = PlanConfig {
             l2_bytes: Some((lanes * 8) << 8),
             wide: Some(true),
@@ -195,8 +178,7 @@ fn column_tiles_match_the_reference() {
         let backend = *Backend::available().last().expect("a backend");
         let plan = Encoder::new(pool(2), backend)
             .with_config(config.clone())
-            .plan(shape, MessageLayout::Rows)
-            .expect("plan");
+            .plan(shape, MessageLayout::Rows);
         let first = plan.gathered.first().expect("a gathered pass");
         assert!(first.tile_columns < lanes << first.log_residues, "{plan}");
         let case = Case {

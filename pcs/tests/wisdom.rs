@@ -18,15 +18,13 @@ fn encoder() -> Encoder {
     Encoder::new(Arc::new(pool), Backend::portable())
 }
 
-const SHAPE: Shape = Shape {
-    log_rows: 17,
-    lanes: 64,
-    log_inv_rate: 1,
-};
+fn target() -> Shape {
+    Shape::new(17, 64, 1).expect("valid shape")
+}
 
-/// Wisdom for this machine that forces a plan the topology would not choose for [`SHAPE`].
+/// Wisdom for this machine that forces a plan the topology would not choose for [`target()`].
 fn forcing_wisdom(topology: &Topology, encoder: &Encoder) -> Wisdom {
-    let derived = encoder.plan(SHAPE, MessageLayout::Lanes).unwrap();
+    let derived = encoder.plan(target(), MessageLayout::Lanes);
     let derived_json = serde_json::to_string(&derived).unwrap();
     // A tiny L2 unit changes the number of passes whatever the machine.
     let config = PlanConfig {
@@ -36,8 +34,7 @@ fn forcing_wisdom(topology: &Topology, encoder: &Encoder) -> Wisdom {
     let forced = encoder
         .clone()
         .with_config(config.clone())
-        .plan(SHAPE, MessageLayout::Lanes)
-        .unwrap();
+        .plan(target(), MessageLayout::Lanes);
     assert_ne!(
         serde_json::to_string(&forced).unwrap(),
         derived_json,
@@ -45,7 +42,7 @@ fn forcing_wisdom(topology: &Topology, encoder: &Encoder) -> Wisdom {
     );
     let mut w = Wisdom::for_machine(topology);
     w.insert(WisdomEntry {
-        class: ShapeClass::of(SHAPE, 2),
+        class: ShapeClass::of(target(), 2),
         config,
         speedup: 1.3,
         significant: true,
@@ -74,19 +71,14 @@ fn the_plan_follows_matching_wisdom_only_for_its_class() {
     let topology = enc.pool().topology().clone();
     let w = Arc::new(forcing_wisdom(&topology, &enc));
     let wise = enc.clone().with_wisdom(Some(w.clone()));
-    let json =
-        |e: &Encoder, s: Shape| serde_json::to_string(&e.plan(s, MessageLayout::Lanes).unwrap()).unwrap();
-    assert_ne!(json(&wise, SHAPE), json(&enc, SHAPE));
+    let json = |e: &Encoder, s: Shape| serde_json::to_string(&e.plan(s, MessageLayout::Lanes)).unwrap();
+    assert_ne!(json(&wise, target()), json(&enc, target()));
     assert_eq!(
-        json(&wise, SHAPE),
-        json(&enc.clone().with_config(w.entries[0].config.clone()), SHAPE)
+        json(&wise, target()),
+        json(&enc.clone().with_config(w.entries[0].config.clone()), target())
     );
     // A shape far from every entry plans as before.
-    let far = Shape {
-        log_rows: 8,
-        lanes: 4,
-        log_inv_rate: 1,
-    };
+    let far = Shape::new(8, 4, 1).expect("valid shape");
     assert_eq!(json(&wise, far), json(&enc, far));
     // Settings forced by the caller win over wisdom.
     let forced = PlanConfig {
@@ -94,8 +86,8 @@ fn the_plan_follows_matching_wisdom_only_for_its_class() {
         ..PlanConfig::default()
     };
     assert_eq!(
-        json(&wise.clone().with_config(forced.clone()), SHAPE),
-        json(&enc.clone().with_config(forced), SHAPE)
+        json(&wise.clone().with_config(forced.clone()), target()),
+        json(&enc.clone().with_config(forced), target())
     );
 }
 

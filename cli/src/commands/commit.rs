@@ -1,6 +1,6 @@
 //! `ntt commit`: encode and commit a witness, report the root and the stage times.
 
-use crate::args::{EngineArgs, JsonArgs, Layout};
+use crate::args::{EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::stats::Spread;
@@ -30,6 +30,8 @@ pub struct CommitArgs {
     /// Log2 of the inverse code rate (1 = rate 1/2).
     #[arg(long, value_name = "R", default_value_t = workload::DEFAULT_LOG_INV_RATE)]
     log_inv_rate: u32,
+    #[command(flatten)]
+    expansion: ExpansionArgs,
     #[command(flatten)]
     engine: EngineArgs,
     /// Commit this many times; the first run is fresh, the others reuse its buffers.
@@ -119,15 +121,11 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
         Some(arg) => input::read_words(arg)?,
         None => workload::witness(workload::DEFAULT_LOG_WORDS, workload::DEFAULT_SEED),
     };
-    let log_msg_rows = input::log_message_rows(witness.len(), args.lanes)?;
+    let expansion = args.expansion.expansion();
+    let shape = Shape::of_witness(witness.len(), args.lanes, args.log_inv_rate, expansion)?;
     let layout: MessageLayout = args.layout.into();
-    let committer = engine::committer(args.engine.threads)?;
-    let shape = Shape {
-        log_rows: log_msg_rows + args.log_inv_rate,
-        lanes: args.lanes,
-        log_inv_rate: args.log_inv_rate,
-    };
-    let plan = committer.encoder().plan(shape, layout)?;
+    let committer = engine::committer(args.engine.threads)?.with_expansion(expansion);
+    let plan = committer.encoder().plan(shape, layout);
 
     let bar = progress::bar(args.repeat as u64, "committing");
     let mut runs = Vec::with_capacity(args.repeat);
@@ -162,7 +160,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let witness_gib = (witness.len() * 8) as f64 / (1u64 << 30) as f64;
     let report = Report {
         root: hex::encode(commitment.root),
-        log_rows: shape.log_rows,
+        log_rows: shape.log_rows(),
         lanes: args.lanes,
         log_inv_rate: args.log_inv_rate,
         threads: committer.encoder().pool().num_workers(),

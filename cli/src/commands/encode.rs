@@ -5,6 +5,8 @@ use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::{engine, input, report};
 use clap::Args;
+use ntt_pcs::Shape;
+use ntt_pcs::shape::memory;
 use serde::Serialize;
 use std::mem::MaybeUninit;
 use std::time::Instant;
@@ -41,20 +43,14 @@ struct Report {
 pub fn run(args: EncodeArgs) -> Result<(), CliError> {
     let w = &args.witness;
     let witness = input::read_words(&w.input)?;
-    let log_msg_rows = input::log_message_rows(witness.len(), w.lanes)?;
-    let words = witness
-        .len()
-        .checked_shl(w.log_inv_rate)
-        .filter(|&n| n >> w.log_inv_rate == witness.len())
-        .ok_or_else(|| CliError::Input(format!("--log-inv-rate {} is too large", w.log_inv_rate)))?;
+    let shape = Shape::of_witness(witness.len(), w.lanes, w.log_inv_rate, w.expansion.expansion())?;
+    memory::ensure_available("the codeword", shape.codeword_bytes())?;
     let encoder = engine::encoder(args.engine.threads)?;
+    let words = shape.codeword_words();
     let mut codeword: Vec<MaybeUninit<u64>> = Vec::new();
-    codeword.try_reserve_exact(words).map_err(|_| {
-        CliError::System(format!(
-            "out of memory: a codeword of {words} words ({} bytes) cannot be allocated",
-            words as u128 * 8
-        ))
-    })?;
+    codeword
+        .try_reserve_exact(words)
+        .map_err(|_| CliError::Allocation(shape.codeword_bytes()))?;
     codeword.resize(words, MaybeUninit::uninit());
     let start = Instant::now();
     encoder.encode(
@@ -73,7 +69,7 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
 
     let report = Report {
         output: args.output.to_string(),
-        log_rows: log_msg_rows + w.log_inv_rate,
+        log_rows: shape.log_rows(),
         lanes: w.lanes,
         log_inv_rate: w.log_inv_rate,
         threads: encoder.pool().num_workers(),

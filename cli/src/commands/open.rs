@@ -52,8 +52,7 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
     }
     let w = &args.witness;
     let witness = input::read_words(&w.input)?;
-    input::log_message_rows(witness.len(), w.lanes)?;
-    let committer = engine::committer(args.engine.threads)?;
+    let committer = engine::committer(args.engine.threads)?.with_expansion(w.expansion.expansion());
     let (commitment, data) = committer.commit(&witness, w.layout.into(), w.lanes, w.log_inv_rate)?;
     let opening = data.open(&args.rows.0)?;
     let proof = opening.to_bytes();

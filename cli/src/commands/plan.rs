@@ -1,10 +1,10 @@
 //! `ntt plan`: explain the plan the engine would run for a shape.
 
-use crate::args::{EngineArgs, JsonArgs, Layout};
+use crate::args::{EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
 use crate::{engine, files, report};
 use clap::Args;
-use ntt_pcs::Shape;
+use ntt_pcs::{Expansion, Shape};
 
 /// Flags of `ntt plan`.
 #[derive(Debug, Args)]
@@ -25,35 +25,42 @@ pub struct PlanArgs {
     #[arg(long, value_enum, default_value_t = Layout::Lanes)]
     layout: Layout,
     #[command(flatten)]
+    expansion: ExpansionArgs,
+    #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
     json: JsonArgs,
 }
 
-/// The codeword shape of a `2^log_n`-word witness in `lanes` lanes.
-pub fn shape_for(log_n: u32, lanes: usize, log_inv_rate: u32) -> Result<Shape, CliError> {
+/// The codeword shape of a `2^log_n`-word witness in `lanes` lanes (the library's limits).
+pub fn shape_for(
+    log_n: u32,
+    lanes: usize,
+    log_inv_rate: u32,
+    expansion: Expansion,
+) -> Result<Shape, CliError> {
     if !lanes.is_power_of_two() || lanes.trailing_zeros() > log_n {
         return Err(CliError::Input(format!(
             "--lanes {lanes} must be a power of two no larger than 2^{log_n} so that the rows come out whole"
         )));
     }
-    let log_rows = log_n - lanes.trailing_zeros() + log_inv_rate;
-    if log_rows > 40 {
-        return Err(CliError::Input(format!(
-            "2^{log_rows} codeword rows is beyond any machine"
-        )));
-    }
-    Ok(Shape {
-        log_rows,
+    Ok(Shape::for_message(
+        log_n - lanes.trailing_zeros(),
         lanes,
         log_inv_rate,
-    })
+        expansion,
+    )?)
 }
 
 pub fn run(args: PlanArgs) -> Result<(), CliError> {
-    let shape = shape_for(args.log_n, args.lanes, args.log_inv_rate)?;
+    let shape = shape_for(
+        args.log_n,
+        args.lanes,
+        args.log_inv_rate,
+        args.expansion.expansion(),
+    )?;
     let engine = engine::engine(args.engine.threads)?;
-    let plan = engine.encoder.plan(shape, args.layout.into())?;
+    let plan = engine.encoder.plan(shape, args.layout.into());
     let text = if args.json.json {
         let mut value = serde_json::to_value(&plan)?;
         report::workers_as_threads(&mut value);

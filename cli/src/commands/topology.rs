@@ -7,7 +7,7 @@ use crate::{engine, files, report};
 use clap::Args;
 use ntt_pcs::plan::bytes;
 use ntt_pcs::wisdom::WisdomStatus;
-use ntt_pcs::{Encoder, MessageLayout};
+use ntt_pcs::{Encoder, Expansion, MessageLayout};
 use ntt_runtime::{Cache, Provenance, Topology};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -120,8 +120,8 @@ fn plans_for(encoder: &Encoder) -> Result<Vec<PlanReport>, CliError> {
     REPORT_LOG_N
         .iter()
         .map(|&log_n| {
-            let shape = shape_for(log_n, REPORT_LANES, REPORT_LOG_INV_RATE)?;
-            let plan = encoder.plan(shape, MessageLayout::Lanes)?;
+            let shape = shape_for(log_n, REPORT_LANES, REPORT_LOG_INV_RATE, Expansion::Bounded)?;
+            let plan = encoder.plan(shape, MessageLayout::Lanes);
             Ok(PlanReport {
                 log_n,
                 lanes: REPORT_LANES,

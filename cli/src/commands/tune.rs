@@ -1,6 +1,6 @@
 //! `ntt tune`: measure which planner settings run fastest here, and optionally keep them as wisdom.
 
-use crate::args::JsonArgs;
+use crate::args::{ExpansionArgs, JsonArgs};
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
 use crate::files::{self, FileArg};
@@ -9,8 +9,9 @@ use crate::tune::report::{self, Best, Measured, Setting};
 use crate::tune::sweep::{self, Depth};
 use crate::{engine, progress, report as json_report, workload};
 use clap::Args;
+use ntt_pcs::shape::memory;
 use ntt_pcs::wisdom::{self, ShapeClass, Wisdom, WisdomEntry};
-use ntt_pcs::{Encoder, MessageLayout, PlanConfig};
+use ntt_pcs::{Encoder, Expansion, MessageLayout, PlanConfig};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::mem::MaybeUninit;
@@ -33,6 +34,8 @@ pub struct TuneArgs {
     /// Log2 of the inverse code rate.
     #[arg(long, value_name = "R", default_value_t = workload::DEFAULT_LOG_INV_RATE)]
     log_inv_rate: u32,
+    #[command(flatten)]
+    expansion: ExpansionArgs,
     /// Worker counts to tune (comma-separated; default: 1 and every allowed core).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     threads: Option<Vec<usize>>,
@@ -85,7 +88,12 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
     }
     // Everything that can be refused is refused before the first measurement.
     for &log_n in &log_ns {
-        shape_for(log_n, args.lanes, args.log_inv_rate)?;
+        let shape = shape_for(log_n, args.lanes, args.log_inv_rate, args.expansion.expansion())?;
+        let codeword_bytes = shape.codeword_bytes();
+        memory::ensure_available(
+            "the witness and codeword",
+            (codeword_bytes >> shape.log_inv_rate()) + codeword_bytes,
+        )?;
     }
     let all = engine::bare_encoder(None)?.pool().num_workers();
     let mut worker_counts = args.threads.clone().unwrap_or_else(|| vec![1, all]);
@@ -112,7 +120,7 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
             .expect("a pool has a worker");
         let candidates = sweep::candidates(budget, depth);
         for &log_n in &log_ns {
-            let shape = shape_for(log_n, args.lanes, args.log_inv_rate)?;
+            let shape = shape_for(log_n, args.lanes, args.log_inv_rate, args.expansion.expansion())?;
             let setting = Setting {
                 log_n,
                 lanes: args.lanes,
@@ -141,7 +149,13 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
 
     let topology = topology.expect("at least one worker count ran");
     let saved_to = if args.save {
-        Some(save_wisdom(&topology, &results, &best, args.lanes)?)
+        Some(save_wisdom(
+            &topology,
+            &results,
+            &best,
+            args.lanes,
+            args.expansion.expansion(),
+        )?)
     } else {
         None
     };
@@ -173,16 +187,22 @@ fn measure_setting(
     let mut distinct: Vec<(sweep::Candidate, Encoder, String, String)> = Vec::new();
     for c in candidates {
         let encoder = base.clone().with_config(c.config.clone());
-        let plan = encoder.plan(shape, MessageLayout::Lanes)?;
+        let plan = encoder.plan(shape, MessageLayout::Lanes);
         let key = serde_json::to_string(&plan)?;
         if distinct.iter().any(|(_, _, k, _)| *k == key) {
             continue;
         }
         distinct.push((c.clone(), encoder, key, plan.summary()));
     }
+    let codeword_bytes = shape.codeword_bytes();
+    let witness_bytes = codeword_bytes >> shape.log_inv_rate();
+    memory::ensure_available("the witness and codeword", witness_bytes + codeword_bytes)?;
     let witness = workload::witness(setting.log_n, workload::DEFAULT_SEED);
-    let mut codeword: Vec<MaybeUninit<u64>> = Vec::with_capacity(witness.len() << setting.log_inv_rate);
-    codeword.resize(witness.len() << setting.log_inv_rate, MaybeUninit::uninit());
+    let mut codeword: Vec<MaybeUninit<u64>> = Vec::new();
+    codeword
+        .try_reserve_exact(shape.codeword_words())
+        .map_err(|_| CliError::Allocation(codeword_bytes))?;
+    codeword.resize(shape.codeword_words(), MaybeUninit::uninit());
     progress::status(&format!(
         "tune: {}: {} plan(s) x {rounds} round(s)",
         setting.name(),
@@ -217,6 +237,7 @@ fn save_wisdom(
     results: &[Measured],
     best: &[Best],
     lanes: usize,
+    expansion: Expansion,
 ) -> Result<PathBuf, CliError> {
     let path =
         wisdom::location().map_err(|why| CliError::Input(format!("cannot save wisdom: it is {why}")))?;
@@ -226,7 +247,7 @@ fn save_wisdom(
         _ => Wisdom::for_machine(topology),
     };
     for b in best {
-        let shape = shape_for(b.setting.log_n, lanes, b.setting.log_inv_rate)?;
+        let shape = shape_for(b.setting.log_n, lanes, b.setting.log_inv_rate, expansion)?;
         let config = if b.significant {
             results
                 .iter()

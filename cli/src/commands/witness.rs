@@ -51,7 +51,7 @@ pub fn run(args: WitnessArgs) -> Result<(), CliError> {
             args.log_n
         )));
     }
-    shape_for(args.log_n, args.lanes, 0)?;
+    shape_for(args.log_n, args.lanes, 0, ntt_pcs::Expansion::Bounded)?;
     files::write_output(&args.output, |out| {
         workload::write_witness(args.log_n, args.seed, out)
     })?;

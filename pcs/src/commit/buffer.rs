@@ -7,14 +7,20 @@
 //! `madvise`) makes it 32 faults of 2 MiB. The advice changes no contents and is only a hint: if
 //! it is refused the buffer works the same with small pages.
 
+use std::collections::TryReserveError;
+
 /// Empties `buffer` and makes room for `words` words, advising huge pages for the new capacity.
-pub(crate) fn reserve_codeword(buffer: &mut Vec<u64>, words: usize) {
+///
+/// # Errors
+/// The allocator's refusal (the size comes from input, so it is not left to abort the process).
+pub(crate) fn reserve_codeword(buffer: &mut Vec<u64>, words: usize) -> Result<(), TryReserveError> {
     buffer.clear();
     let fresh = buffer.capacity() < words;
-    buffer.reserve_exact(words);
+    buffer.try_reserve_exact(words)?;
     if fresh {
         advise_huge_pages(buffer.spare_capacity_mut().as_mut_ptr().cast(), words * 8);
     }
+    Ok(())
 }
 
 /// Asks for transparent huge pages over the 2 MiB-aligned part of `[ptr, ptr + len)`.
@@ -43,10 +49,14 @@ mod tests {
     #[cfg_attr(miri, ignore = "madvise is a foreign call")]
     fn reserve_keeps_capacity_and_empties() {
         let mut buffer = vec![7u64; 10];
-        reserve_codeword(&mut buffer, 5 << 20);
+        reserve_codeword(&mut buffer, 5 << 20).expect("40 MiB");
         assert!(buffer.is_empty() && buffer.capacity() >= 5 << 20);
         let ptr = buffer.as_ptr();
-        reserve_codeword(&mut buffer, 4 << 20);
+        reserve_codeword(&mut buffer, 4 << 20).expect("reused");
+        assert!(
+            reserve_codeword(&mut buffer, usize::MAX / 8).is_err(),
+            "refused, not aborted"
+        );
         assert_eq!(buffer.as_ptr(), ptr, "a large enough buffer is reused");
     }
 }

@@ -3,9 +3,10 @@
 use std::time::Instant;
 
 use super::commitment::Commitment;
-use super::error::CommitError;
+use super::committer::CommitError;
 use super::prover::{CommitTimings, ProverData};
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
+use crate::shape::Shape;
 use crate::sink::RowSink;
 
 /// Rows hashed per block when hashing a stored codeword: about 64 KiB.
@@ -16,8 +17,8 @@ const BLOCK_BYTES: usize = 64 << 10;
 /// data) as committing the witness it encodes.
 ///
 /// # Errors
-/// [`CommitError::ZeroLanes`], [`CommitError::CodewordShape`] when the length is not a
-/// power-of-two multiple of `lanes`, [`CommitError::TooLarge`].
+/// [`CommitError::Shape`] when the length is not a power-of-two number of rows of `lanes`
+/// words, or the codeword is outside the limits.
 ///
 /// ```
 /// use ntt_pcs::commit::{commit_codeword, verify};
@@ -35,19 +36,11 @@ const BLOCK_BYTES: usize = 64 << 10;
 /// ```
 pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, ProverData), CommitError> {
     let started = Instant::now();
-    if lanes == 0 {
-        return Err(CommitError::ZeroLanes);
-    }
-    let rows = codeword.len() / lanes;
-    if !codeword.len().is_multiple_of(lanes) || !rows.is_power_of_two() {
-        return Err(CommitError::CodewordShape {
-            words: codeword.len(),
-            lanes,
-        });
-    }
-    let log_rows = rows.ilog2();
+    // A codeword already in memory: any rate made it, so rate 0 stands for "no expansion".
+    let shape = Shape::of_codeword(codeword.len(), lanes, 0)?.codeword();
+    let log_rows = shape.log_rows();
     let log_block_rows = (BLOCK_BYTES / (8 * lanes)).max(1).ilog2().min(log_rows);
-    let hasher = StreamingHasher::new(log_rows, lanes, log_block_rows)?;
+    let hasher = StreamingHasher::new(shape, log_block_rows)?;
     {
         let _span = tracing::debug_span!("hash", log_rows, lanes).entered();
         for (k, block) in codeword.chunks(lanes << log_block_rows).enumerate() {

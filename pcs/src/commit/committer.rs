@@ -2,12 +2,35 @@
 
 use std::time::Instant;
 
+use thiserror::Error;
+
 use super::buffer::reserve_codeword;
 use super::commitment::Commitment;
-use super::error::CommitError;
 use super::prover::{CommitTimings, ProverData};
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
-use crate::encoder::{Encoder, MAX_LOG_ROWS, MessageLayout, Shape};
+use crate::encoder::{EncodeError, Encoder};
+use crate::shape::{Expansion, MessageLayout, Shape, ShapeError, memory};
+
+/// Why a commit could not be made.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CommitError {
+    /// The witness and rate make no shape within the limits, or one too large for the memory.
+    #[error(transparent)]
+    Shape(#[from] ShapeError),
+    /// The sink's blocks must not be larger than the codeword.
+    #[error("blocks of 2^{log_block_rows} rows do not fit in a codeword of 2^{log_rows} rows")]
+    BlockLargerThanCodeword { log_block_rows: u32, log_rows: u32 },
+    /// The allocator refused the codeword buffer.
+    #[error("cannot allocate the codeword buffer of {bytes} bytes")]
+    Allocation { bytes: u64 },
+    /// The encode finished without handing over every block (an encoder bug).
+    #[error("the encode handed over {absorbed} of {blocks} row blocks")]
+    IncompleteStream { absorbed: usize, blocks: usize },
+    /// The encoder failed.
+    #[error("encode failed: {0}")]
+    Encode(#[from] EncodeError),
+}
 
 /// Encodes witnesses and commits to their codewords, hashing every block of rows in the task
 /// that finished it (see [`StreamingHasher`]).
@@ -45,6 +68,7 @@ use crate::encoder::{Encoder, MAX_LOG_ROWS, MessageLayout, Shape};
 pub struct Committer {
     encoder: Encoder,
     stored_level: u32,
+    expansion: Expansion,
 }
 
 impl Committer {
@@ -54,7 +78,15 @@ impl Committer {
         Self {
             encoder,
             stored_level: DEFAULT_PIECE_LEVEL,
+            expansion: Expansion::Bounded,
         }
+    }
+
+    /// How far a codeword may expand its witness: [`Expansion::Bounded`] (the default) refuses
+    /// rates below 1/2^[`MAX_BOUNDED_LOG_INV_RATE`](crate::shape::MAX_BOUNDED_LOG_INV_RATE).
+    pub fn with_expansion(mut self, expansion: Expansion) -> Self {
+        self.expansion = expansion;
+        self
     }
 
     /// Hashes pure subtrees of `2^level` chunks (`2^level` KiB) per call and keeps chaining
@@ -77,8 +109,10 @@ impl Committer {
     /// 1/2^`log_inv_rate` into a freshly allocated codeword and commits to it.
     ///
     /// # Errors
-    /// [`CommitError`] for a witness that is not a power-of-two number of rows of `lanes` words,
-    /// a codeword too large, or an encode that fails.
+    /// [`CommitError::Shape`] for a witness that is not a power-of-two number of rows of `lanes`
+    /// words, a shape outside the limits or a codeword larger than the memory available (checked
+    /// before anything is allocated); [`CommitError::Allocation`] when the allocator refuses;
+    /// [`CommitError::Encode`] for an encode that fails.
     pub fn commit(
         &self,
         witness: &[u64],
@@ -120,20 +154,24 @@ impl Committer {
     ) -> Result<(Commitment, ProverData), CommitError> {
         let started = Instant::now();
         let _span = tracing::debug_span!("commit", words = witness.len(), lanes, log_inv_rate).entered();
-        let shape = witness_shape(witness.len(), lanes, log_inv_rate)?;
-        let plan = self.encoder.plan(shape, layout)?;
+        let shape = Shape::of_witness(witness.len(), lanes, log_inv_rate, self.expansion)?;
+        let words = shape.codeword_words();
+        if buffer.capacity() < words {
+            memory::ensure_available("the codeword", shape.codeword_bytes())?;
+        }
+        let plan = self.encoder.plan(shape, layout);
         let hasher = StreamingHasher::with_piece_level(
-            shape.log_rows,
-            lanes,
+            shape.codeword(),
             plan.sink_block_log_rows(),
             self.stored_level,
         )?;
 
-        let words = shape.codeword_words();
-        reserve_codeword(&mut buffer, words);
+        reserve_codeword(&mut buffer, words).map_err(|_| CommitError::Allocation {
+            bytes: shape.codeword_bytes(),
+        })?;
         {
             let _span =
-                tracing::debug_span!("encode", log_rows = shape.log_rows, fused_hash = true).entered();
+                tracing::debug_span!("encode", log_rows = shape.log_rows(), fused_hash = true).entered();
             let codeword = &mut buffer.spare_capacity_mut()[..words];
             self.encoder
                 .encode(witness, layout, codeword, lanes, log_inv_rate, Some(&hasher))?;
@@ -149,7 +187,7 @@ impl Committer {
         };
         let commitment = Commitment {
             root,
-            log_rows: shape.log_rows,
+            log_rows: shape.log_rows(),
             lanes,
         };
         let total = started.elapsed();
@@ -170,29 +208,4 @@ impl Committer {
             },
         ))
     }
-}
-
-/// The codeword shape of a witness of `words` words in `lanes` lanes at rate 1/2^log_inv_rate.
-fn witness_shape(words: usize, lanes: usize, log_inv_rate: u32) -> Result<Shape, CommitError> {
-    if lanes == 0 {
-        return Err(CommitError::ZeroLanes);
-    }
-    let rows = words / lanes;
-    if words == 0 || !words.is_multiple_of(lanes) || !rows.is_power_of_two() {
-        return Err(CommitError::WitnessShape { words, lanes });
-    }
-    let log_rows = rows
-        .ilog2()
-        .checked_add(log_inv_rate)
-        .filter(|&l| l <= MAX_LOG_ROWS)
-        .ok_or(CommitError::TooLarge)?;
-    lanes
-        .checked_shl(log_rows)
-        .filter(|&w| w >> log_rows == lanes)
-        .ok_or(CommitError::TooLarge)?;
-    Ok(Shape {
-        log_rows,
-        lanes,
-        log_inv_rate,
-    })
 }

@@ -1,53 +1,16 @@
-//! Errors at the commitment's edges.
+//! Why an opening, a proof or a root is refused: the verifier's errors.
 
 use thiserror::Error;
-
-/// Why a commit could not be made.
-#[derive(Debug, Error, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CommitError {
-    /// A codeword needs at least one lane.
-    #[error("the number of lanes must be at least 1")]
-    ZeroLanes,
-    /// The sink's blocks must not be larger than the codeword.
-    #[error("blocks of 2^{log_block_rows} rows do not fit in a codeword of 2^{log_rows} rows")]
-    BlockLargerThanCodeword { log_block_rows: u32, log_rows: u32 },
-    /// A codeword is a power-of-two number of rows of `lanes` words.
-    #[error("a codeword of {words} words is not a power-of-two number of rows of {lanes} lanes")]
-    CodewordShape { words: usize, lanes: usize },
-    /// The codeword's byte length does not fit in memory.
-    #[error("the codeword is too large to address")]
-    TooLarge,
-    /// The encode finished without handing over every block (an encoder bug).
-    #[error("the encode handed over {absorbed} of {blocks} row blocks")]
-    IncompleteStream { absorbed: usize, blocks: usize },
-    /// A witness is a power-of-two number of rows of `lanes` words.
-    #[error("a witness of {words} words is not a power-of-two number of rows of {lanes} lanes")]
-    WitnessShape { words: usize, lanes: usize },
-    /// The encoder refused the input or failed.
-    #[error("encode failed: {0}")]
-    Encode(#[from] crate::encoder::EncodeError),
-}
-
-/// Why an opening could not be made.
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum OpenError {
-    /// An opening must name at least one row.
-    #[error("no rows to open")]
-    NoRows,
-    /// A row index is not a row of the codeword.
-    #[error("row {row} is out of range: the codeword has {rows} rows")]
-    RowOutOfRange { row: usize, rows: usize },
-}
 
 /// Why an opening does not verify against a commitment.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum VerifyError {
-    /// The commitment describes no codeword that can exist (zero lanes, or too many bytes).
-    #[error("the commitment's shape (2^{log_rows} rows × {lanes} lanes) is not a valid codeword")]
-    BadShape { log_rows: u32, lanes: usize },
+    /// The commitment describes no codeword within the limits (see [`CodewordShape`]).
+    ///
+    /// [`CodewordShape`]: crate::shape::CodewordShape
+    #[error("the commitment's shape is not a valid codeword: {0}")]
+    BadShape(#[from] crate::shape::CodewordShapeError),
     /// No rows were asked for.
     #[error("no rows to verify")]
     NoRows,

@@ -26,9 +26,9 @@ mod verify;
 
 pub use codeword::commit_codeword;
 pub use commitment::Commitment;
-pub use committer::Committer;
-pub use error::{CommitError, OpenError, ProofDecodeError, RootHexError, VerifyError};
+pub use committer::{CommitError, Committer};
+pub use error::{ProofDecodeError, RootHexError, VerifyError};
 pub use opening::Opening;
-pub use prover::{CommitTimings, ProverData};
+pub use prover::{CommitTimings, OpenError, ProverData};
 pub use stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 pub use verify::verify;

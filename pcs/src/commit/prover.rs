@@ -3,10 +3,21 @@
 use std::time::Duration;
 
 use super::commitment::Commitment;
-use super::error::OpenError;
 use super::node::{le_bytes, subtree_cv};
 use super::opening::{ChunkSet, Opening, fold_root};
 use super::tree::ChainingTree;
+
+/// Why an opening could not be made.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// An opening must name at least one row.
+    #[error("no rows to open")]
+    NoRows,
+    /// A row index is not a row of the codeword.
+    #[error("row {row} is out of range: the codeword has {rows} rows")]
+    RowOutOfRange { row: usize, rows: usize },
+}
 
 /// Stage times of one commit.
 ///

@@ -41,10 +41,11 @@ use std::time::{Duration, Instant};
 
 use blake3::hazmat::ChainingValue;
 
-use super::error::CommitError;
+use super::committer::CommitError;
 use super::node::{AtomicCv, le_bytes, parent_cv, root_hash, subtree_cv};
 use super::shape::{CHUNK_BYTES, TreeShape};
 use super::tree::ChainingTree;
+use crate::shape::{CodewordShape, ShapeError};
 use crate::sink::RowSink;
 
 /// Default largest level hashed in one call, and the finest level whose chaining values are
@@ -117,18 +118,18 @@ impl Slot {
 ///
 /// ```
 /// use ntt_pcs::commit::StreamingHasher;
-/// use ntt_pcs::RowSink;
+/// use ntt_pcs::{CodewordShape, RowSink};
 ///
 /// let (log_rows, lanes, log_block_rows) = (6, 5, 2);
 /// let codeword: Vec<u64> = (0..(lanes << log_rows) as u64).map(|w| w * 0x9e37_79b9).collect();
-/// let hasher = StreamingHasher::new(log_rows, lanes, log_block_rows)?;
+/// let hasher = StreamingHasher::new(CodewordShape::new(log_rows, lanes)?, log_block_rows)?;
 /// let block_words = lanes << log_block_rows;
 /// for (k, block) in codeword.chunks(block_words).enumerate().rev() {
 ///     hasher.absorb(k << log_block_rows, block);
 /// }
 /// let bytes: Vec<u8> = codeword.iter().flat_map(|w| w.to_le_bytes()).collect();
 /// assert_eq!(hasher.finish()?, *blake3::hash(&bytes).as_bytes());
-/// # Ok::<(), ntt_pcs::commit::CommitError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct StreamingHasher {
@@ -153,13 +154,13 @@ pub struct StreamingHasher {
 }
 
 impl StreamingHasher {
-    /// A hasher for `2^log_rows` rows of `lanes` words, fed in blocks of `2^log_block_rows` rows.
+    /// A hasher for a codeword of this shape, fed in blocks of `2^log_block_rows` rows.
     ///
     /// # Errors
-    /// [`CommitError::ZeroLanes`], [`CommitError::BlockLargerThanCodeword`], or
-    /// [`CommitError::TooLarge`] when the codeword's byte length overflows.
-    pub fn new(log_rows: u32, lanes: usize, log_block_rows: u32) -> Result<Self, CommitError> {
-        Self::with_piece_level(log_rows, lanes, log_block_rows, DEFAULT_PIECE_LEVEL)
+    /// [`CommitError::BlockLargerThanCodeword`], or [`ShapeError::Unaddressable`] for a
+    /// codeword larger than this host can address.
+    pub fn new(codeword: CodewordShape, log_block_rows: u32) -> Result<Self, CommitError> {
+        Self::with_piece_level(codeword, log_block_rows, DEFAULT_PIECE_LEVEL)
     }
 
     /// As [`new`](Self::new), hashing pure subtrees of up to `2^piece_level` chunks per call
@@ -169,26 +170,22 @@ impl StreamingHasher {
     /// # Errors
     /// As for [`new`](Self::new).
     pub fn with_piece_level(
-        log_rows: u32,
-        lanes: usize,
+        codeword: CodewordShape,
         log_block_rows: u32,
         piece_level: u32,
     ) -> Result<Self, CommitError> {
-        if lanes == 0 {
-            return Err(CommitError::ZeroLanes);
-        }
+        let (log_rows, lanes) = (codeword.log_rows(), codeword.lanes());
         if log_block_rows > log_rows {
             return Err(CommitError::BlockLargerThanCodeword {
                 log_block_rows,
                 log_rows,
             });
         }
-        let row_bytes = (lanes as u64).checked_mul(8).ok_or(CommitError::TooLarge)?;
-        let len = 1u64
-            .checked_shl(log_rows)
-            .and_then(|rows| rows.checked_mul(row_bytes))
-            .filter(|&len| usize::try_from(len).is_ok() && len < 1 << 62)
-            .ok_or(CommitError::TooLarge)?;
+        let len = codeword.bytes();
+        if usize::try_from(len).is_err() {
+            return Err(ShapeError::Unaddressable { shape: codeword }.into());
+        }
+        let row_bytes = codeword.row_bytes();
         let shape = TreeShape::new(len);
         let block_bytes = row_bytes << log_block_rows;
         let blocks = 1usize << (log_rows - log_block_rows);

@@ -5,9 +5,7 @@ use super::error::VerifyError;
 use super::node::subtree_cv;
 use super::opening::{ChunkSet, Opening, fold_root};
 use super::shape::{CHUNK_BYTES, TreeShape};
-
-/// Largest codeword (in bytes) a commitment may describe: keeps every offset far from overflow.
-const MAX_CODEWORD_BYTES: u64 = 1 << 62;
+use crate::shape::CodewordShape;
 
 /// Checks that `opening` proves `rows` (in this order, repeats allowed) of the codeword committed
 /// to by `commitment`, and returns those rows, each as `lanes` words, in the order asked.
@@ -39,17 +37,8 @@ pub fn verify(
 ) -> Result<Vec<Vec<u64>>, VerifyError> {
     let _span = tracing::debug_span!("verify", rows = rows.len()).entered();
     let (log_rows, lanes) = (commitment.log_rows, commitment.lanes);
-    let row_bytes = (lanes as u64).checked_mul(8);
-    let len = 1u64
-        .checked_shl(log_rows)
-        .zip(row_bytes)
-        .and_then(|(n, w)| n.checked_mul(w));
-    let (Some(n_rows), Some(row_bytes), Some(len)) = (1u64.checked_shl(log_rows), row_bytes, len) else {
-        return Err(VerifyError::BadShape { log_rows, lanes });
-    };
-    if lanes == 0 || len > MAX_CODEWORD_BYTES {
-        return Err(VerifyError::BadShape { log_rows, lanes });
-    }
+    let codeword = CodewordShape::new(log_rows, lanes)?;
+    let (n_rows, row_bytes, len) = (codeword.rows(), codeword.row_bytes(), codeword.bytes());
     if rows.is_empty() {
         return Err(VerifyError::NoRows);
     }

@@ -56,13 +56,13 @@ fn run_chunks(
 
 impl Run<'_> {
     fn lanes(&self) -> usize {
-        self.plan.shape.lanes
+        self.plan.shape.lanes()
     }
     fn log_rows(&self) -> u32 {
-        self.plan.shape.log_rows
+        self.plan.shape.log_rows()
     }
     fn msg_log_rows(&self) -> u32 {
-        self.plan.shape.log_rows - self.plan.shape.log_inv_rate
+        self.plan.shape.log_message_rows()
     }
 
     /// Copies message rows `first_row ..` (as many as fit `out`) into `out`.
@@ -288,7 +288,7 @@ impl Run<'_> {
             });
         };
         let in_place_message = matches!(self.msg, Message::InPlace);
-        let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate;
+        let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate();
         let (in_place, from_message) = (&in_place, &from_message);
         pool.try_run(|g| {
             let ids: Vec<_> = (0..deep.tasks)

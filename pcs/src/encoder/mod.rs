@@ -12,11 +12,9 @@ mod exec;
 mod lanes;
 mod layers;
 mod rows;
-mod shape;
-
-pub use shape::{MessageLayout, Shape};
 
 use crate::plan::{Plan, PlanConfig, plan_for};
+use crate::shape::{MessageLayout, Shape, ShapeError};
 use crate::sink::RowSink;
 use crate::wisdom::Wisdom;
 use exec::{Message, Run};
@@ -26,25 +24,18 @@ use rows::SharedRows;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-/// Largest supported codeword, in rows (as a log): the twiddle table has 63 rows.
-pub const MAX_LOG_ROWS: u32 = 62;
-
 /// Why an encode was refused. Nothing is written when one of these is returned, except for
 /// [`EncodeError::TaskPanicked`].
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EncodeError {
-    #[error("lane count must be at least 1")]
-    ZeroLanes,
-    #[error("buffer of {len} words is not a whole number of rows of {lanes} lanes")]
-    RaggedRows { len: usize, lanes: usize },
-    #[error("{rows} rows is not a power of two")]
-    RowsNotPowerOfTwo { rows: usize },
-    #[error("2^{log_rows} rows is more than the supported 2^{MAX_LOG_ROWS}")]
-    TooManyRows { log_rows: u32 },
-    #[error("log inverse rate {log_inv_rate} exceeds log rows {log_rows}")]
-    RateTooLow { log_inv_rate: u32, log_rows: u32 },
+    /// The buffers do not make a shape within the limits (see [`crate::shape`]).
+    #[error(transparent)]
+    Shape(#[from] ShapeError),
+    /// The message is not the codeword's length / 2^r.
     #[error("message has {actual} words, expected {expected} (codeword words / 2^r)")]
     MessageLength { expected: usize, actual: usize },
+    /// A task of the encode panicked.
     #[error("a task panicked during the encode (the codeword is incomplete): {0}")]
     TaskPanicked(String),
 }
@@ -57,56 +48,6 @@ pub struct Encoder {
     config: PlanConfig,
     /// Measured settings for this machine; they fill what `config` leaves unforced.
     wisdom: Option<Arc<Wisdom>>,
-}
-
-/// The shape of a `len`-word buffer of `lanes` lanes at rate 1/2^log_inv_rate.
-fn shape_of(len: usize, lanes: usize, log_inv_rate: u32) -> Result<Shape, EncodeError> {
-    if lanes == 0 {
-        return Err(EncodeError::ZeroLanes);
-    }
-    if !len.is_multiple_of(lanes) {
-        return Err(EncodeError::RaggedRows { len, lanes });
-    }
-    let rows = len / lanes;
-    if !rows.is_power_of_two() {
-        return Err(EncodeError::RowsNotPowerOfTwo { rows });
-    }
-    let log_rows = rows.trailing_zeros();
-    if log_rows > MAX_LOG_ROWS {
-        return Err(EncodeError::TooManyRows { log_rows });
-    }
-    if log_inv_rate > log_rows {
-        return Err(EncodeError::RateTooLow {
-            log_inv_rate,
-            log_rows,
-        });
-    }
-    Ok(Shape {
-        log_rows,
-        lanes,
-        log_inv_rate,
-    })
-}
-
-/// A shape given directly (not as a buffer length) is valid.
-fn check_shape(shape: Shape) -> Result<(), EncodeError> {
-    if shape.log_rows > MAX_LOG_ROWS {
-        return Err(EncodeError::TooManyRows {
-            log_rows: shape.log_rows,
-        });
-    }
-    if shape.lanes == 0 {
-        return Err(EncodeError::ZeroLanes);
-    }
-    // The codeword's word count must fit a usize (and its bytes an isize).
-    let words = shape
-        .lanes
-        .checked_mul(1usize << shape.log_rows)
-        .filter(|w| w.checked_mul(8).is_some_and(|b| b <= isize::MAX as usize))
-        .ok_or(EncodeError::TooManyRows {
-            log_rows: shape.log_rows,
-        })?;
-    shape_of(words, shape.lanes, shape.log_inv_rate).map(|_| ())
 }
 
 impl Encoder {
@@ -154,21 +95,13 @@ impl Encoder {
     }
 
     /// The plan an encode of a separate message of this shape and layout would run.
-    ///
-    /// # Errors
-    /// A shape that cannot be encoded (zero lanes, too many rows, r > log_rows).
-    pub fn plan(&self, shape: Shape, layout: MessageLayout) -> Result<Plan, EncodeError> {
-        check_shape(shape)?;
-        Ok(self.plan_inner(shape, Some(layout)))
+    pub fn plan(&self, shape: Shape, layout: MessageLayout) -> Plan {
+        self.plan_inner(shape, Some(layout))
     }
 
     /// The plan [`Encoder::encode_in_place`] would run.
-    ///
-    /// # Errors
-    /// As for [`Encoder::plan`].
-    pub fn plan_in_place(&self, shape: Shape) -> Result<Plan, EncodeError> {
-        check_shape(shape)?;
-        Ok(self.plan_inner(shape, None))
+    pub fn plan_in_place(&self, shape: Shape) -> Plan {
+        self.plan_inner(shape, None)
     }
 
     fn run(&self, run: &Run<'_>) -> Result<(), EncodeError> {
@@ -188,7 +121,7 @@ impl Encoder {
         log_inv_rate: u32,
         sink: Option<&dyn RowSink>,
     ) -> Result<(), EncodeError> {
-        let shape = shape_of(data.len(), lanes, log_inv_rate)?;
+        let shape = Shape::of_codeword(data.len(), lanes, log_inv_rate)?;
         let plan = self.plan_inner(shape, None);
         // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
         // view.
@@ -216,7 +149,7 @@ impl Encoder {
         log_inv_rate: u32,
         sink: Option<&dyn RowSink>,
     ) -> Result<(), EncodeError> {
-        let shape = shape_of(codeword.len(), lanes, log_inv_rate)?;
+        let shape = Shape::of_codeword(codeword.len(), lanes, log_inv_rate)?;
         if msg.len() != shape.message_words() {
             return Err(EncodeError::MessageLength {
                 expected: shape.message_words(),
@@ -247,7 +180,7 @@ impl Encoder {
     /// # Errors
     /// Bad shapes (see [`EncodeError`]); nothing is written then.
     pub fn inverse_in_place(&self, data: &mut [u64], lanes: usize) -> Result<(), EncodeError> {
-        let shape = shape_of(data.len(), lanes, 0)?;
+        let shape = Shape::of_codeword(data.len(), lanes, 0)?;
         let plan = self.plan_inner(shape, None);
         // SAFETY: `data` is borrowed mutably for the whole call and accessed only through the
         // view.

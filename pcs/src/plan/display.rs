@@ -52,16 +52,16 @@ impl fmt::Display for Plan {
             bytes(s.codeword_words() * 8),
             bytes(self.llc_bytes),
         )?;
-        if s.log_inv_rate > 0 && !self.replicate_only {
+        if s.log_inv_rate() > 0 && !self.replicate_only {
             writeln!(
                 f,
                 "  layers 0..{}: copies (replication trick), never written",
-                s.log_inv_rate
+                s.log_inv_rate()
             )?;
         }
         let mut pass = 1;
         for g in &self.gathered {
-            let width = self.shape.lanes << g.log_residues;
+            let width = self.shape.lanes() << g.log_residues;
             let tiles = if g.tile_columns < width {
                 format!(
                     ", tile by tile ({} columns, {} per tile)",
@@ -115,7 +115,7 @@ impl fmt::Display for Plan {
                 "  pass {pass} deep ({}): layers {}..{}: {} tasks of {} sub-block(s) of 2^{} rows ({} each){inner}; reads {}",
                 d.budget,
                 d.first_layer,
-                s.log_rows,
+                s.log_rows(),
                 d.tasks,
                 1usize << d.log_subs_per_task,
                 d.log_sub_rows,
@@ -158,7 +158,7 @@ impl Plan {
                 "deep-{}[{}..{} {}×2^{}r]",
                 d.budget,
                 d.first_layer,
-                self.shape.log_rows,
+                self.shape.log_rows(),
                 d.tasks,
                 d.log_sub_rows + d.log_subs_per_task
             ));

@@ -19,7 +19,7 @@ mod display;
 pub use config::{DeepBudget, PlanConfig};
 pub use display::bytes;
 
-use crate::encoder::{MessageLayout, Shape};
+use crate::shape::{MessageLayout, Shape};
 use ntt_kernels::{Backend, BackendKind};
 use ntt_runtime::WorkerBudget;
 use serde::{Deserialize, Serialize};
@@ -246,9 +246,9 @@ pub fn plan_for(
     config: &PlanConfig,
 ) -> Plan {
     let workers = workers.max(1);
-    let n = shape.lanes.max(1);
-    let log_d = shape.log_rows;
-    let start = shape.log_inv_rate.min(log_d);
+    let n = shape.lanes();
+    let log_d = shape.log_rows();
+    let start = shape.log_inv_rate();
     let message = Source::of_message(layout);
 
     // Budgets: the smallest worker's share, so every worker's unit fits its own cache.

@@ -7,7 +7,7 @@ use ntt_benches::engine::{Engine, warm_buffer};
 use ntt_benches::timing::{Samples, interleaved};
 use ntt_benches::{BenchShape, Bounds, Limits, witness};
 use ntt_pcs::commit::ProverData;
-use ntt_pcs::{MessageLayout, Shape};
+use ntt_pcs::{Expansion, MessageLayout, Shape};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -114,14 +114,9 @@ pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option
     let plan_sweeps = engine
         .encoder()
         .plan(
-            Shape {
-                log_rows: shape.log_rows(),
-                lanes,
-                log_inv_rate: r,
-            },
+            Shape::with_expansion(shape.log_rows(), lanes, r, Expansion::Unbounded).expect("valid shape"),
             MessageLayout::Lanes,
         )
-        .expect("a valid bench shape plans")
         .sweeps();
     let row = |buffers: Buffers, encode: &Samples, commit: &Samples| Row {
         commit: Measurement::new("commit", "ntt-engine", shape, workers, buffers, commit),
