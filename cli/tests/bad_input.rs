@@ -75,7 +75,7 @@ fn cases() -> Vec<Case> {
     vec![
         // Witness files.
         case("commit --input @/missing.bin --lanes 4", 3, "cannot read `"),
-        case("commit --input @/odd.bin --lanes 4", 2, "not a multiple of the lane count"),
+        case("commit --input @/odd.bin --lanes 4", 2, "not a whole number of rows"),
         case("commit --input @/three.bin --lanes 4", 2, "must be a power of two"),
         case("commit --input @/ragged.bin --lanes 1", 2, "whole number of 8-byte"),
         case("commit --input @ --lanes 1", 2, "is a directory"),
@@ -147,7 +147,7 @@ fn cases() -> Vec<Case> {
         case(
             "encode --input @/odd.bin --lanes 4 --log-inv-rate 1 --output @/keep.bin",
             2,
-            "not a multiple",
+            "not a whole number of rows",
         )
         .unchanged("@/keep.bin"),
         case(
@@ -170,7 +170,18 @@ fn cases() -> Vec<Case> {
         case("--version", 3, "").stdout_full(),
         // Shapes: refused before anything is allocated, with a message that names the problem.
         case("commit --input @/good.bin --lanes 4 --log-inv-rate 5", 2, "--allow-large-expansion"),
-        case("commit --input @/good.bin --lanes 64 --log-inv-rate 40", 2, "--allow-large-expansion"),
+        case("commit --input @/wide.bin --lanes 64 --log-inv-rate 40", 2, "--allow-large-expansion"),
+        case(
+            "commit --input @/wide.bin --lanes 64 --log-inv-rate 40 --allow-large-expansion",
+            2,
+            "of memory, more than",
+        ),
+        case(
+            "open --input @/wide.bin --lanes 64 --log-inv-rate 40 --rows 1 --output @/p40.bin",
+            2,
+            "--allow-large-expansion",
+        )
+        .absent("@/p40.bin"),
         case(
             "commit --input @/good.bin --lanes 4 --log-inv-rate 4294967295",
             2,
@@ -224,6 +235,7 @@ fn every_bad_input_gets_its_exit_code_and_message() {
     write_witness(&dir.join("odd.bin"), 4 * 8 + 1, 4);
     write_witness(&dir.join("three.bin"), 4 * 3, 5);
     write_witness(&dir.join("good.bin"), 4 * 8, 6);
+    write_witness(&dir.join("wide.bin"), 64 * 4, 7);
     std::fs::write(dir.join("ragged.bin"), [0u8; 13]).unwrap();
     std::fs::write(dir.join("junk.bin"), b"not a proof").unwrap();
     std::fs::write(dir.join("keep.bin"), b"the old codeword").unwrap();
