@@ -41,9 +41,6 @@ pub struct VerifyArgs {
     json: JsonArgs,
 }
 
-/// Largest codeword (in bytes) a commitment may describe, as the verifier accepts.
-const MAX_CODEWORD_BYTES: u128 = 1 << 62;
-
 #[derive(Serialize)]
 struct Report {
     holds: bool,
@@ -166,19 +163,9 @@ fn check_arguments(c: &Commitment, rows: &[usize]) -> Result<(), CliError> {
     if c.lanes == 0 {
         return Err(CliError::Input("--lanes must be at least 1".to_owned()));
     }
-    let bytes = 1u128
-        .checked_shl(c.log_rows)
-        .filter(|_| c.log_rows < 64)
-        .map(|n| n * c.lanes as u128 * 8);
-    match bytes {
-        Some(bytes) if bytes <= MAX_CODEWORD_BYTES => {}
-        _ => {
-            return Err(CliError::Input(format!(
-                "--log-rows {} with --lanes {}: such a codeword would exceed 2^62 bytes",
-                c.log_rows, c.lanes
-            )));
-        }
-    }
+    // The library's one set of codeword limits.
+    ntt_pcs::CodewordShape::new(c.log_rows, c.lanes)
+        .map_err(|e| CliError::Input(format!("--log-rows {} with --lanes {}: {e}", c.log_rows, c.lanes)))?;
     let n_rows = 1u64 << c.log_rows;
     if let Some(&row) = rows.iter().find(|&&r| r as u64 >= n_rows) {
         return Err(CliError::Input(format!(
