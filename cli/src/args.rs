@@ -1,8 +1,9 @@
-//! Flags shared by several commands.
+//! Flags shared by several commands. One name per concept: `--input`, `--output`, `--lanes`,
+//! `--log-inv-rate`, `--log-n`, `--threads`, `--repeat`, `--json` mean the same everywhere.
 
+use crate::files::FileArg;
 use clap::{Args, ValueEnum};
 use ntt_pcs::{Expansion, MessageLayout};
-use std::path::PathBuf;
 
 /// How the witness words are arranged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -11,6 +12,15 @@ pub enum Layout {
     Lanes,
     /// Row-major: word `row·lanes + lane`.
     Rows,
+}
+
+impl Layout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lanes => "lanes",
+            Self::Rows => "rows",
+        }
+    }
 }
 
 impl From<Layout> for MessageLayout {
@@ -33,9 +43,9 @@ pub struct EngineArgs {
 /// A witness file and how to read it as a message.
 #[derive(Clone, Debug, Args)]
 pub struct WitnessArgs {
-    /// Raw little-endian u64 words.
+    /// Raw little-endian u64 words; `-` reads standard input (pipes and `<(...)` work too).
     #[arg(long, value_name = "FILE")]
-    pub input: PathBuf,
+    pub input: FileArg,
     /// Lanes (independent codewords) per row.
     #[arg(long, value_name = "N")]
     pub lanes: usize,
@@ -66,4 +76,12 @@ impl ExpansionArgs {
             Expansion::Bounded
         }
     }
+}
+
+/// `--json`: one JSON object (docs/CLI.md) instead of text.
+#[derive(Clone, Copy, Debug, Args)]
+pub struct JsonArgs {
+    /// Print one JSON object instead of text (keys in docs/CLI.md).
+    #[arg(long)]
+    pub json: bool,
 }

@@ -1,16 +1,20 @@
 //! Errors the CLI reports, each with its exit code.
 
-use std::path::PathBuf;
+use ntt_pcs::{CommitError, EncodeError, VerifyError};
 
 /// Everything that stops a command. `main` prints it on stderr and exits with [`CliError::exit_code`].
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
-    #[error("cannot read `{path}`: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
-    #[error("cannot write `{path}`: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    #[error("cannot read {what}: {source}")]
+    Read { what: String, source: std::io::Error },
+    #[error("cannot write {what}: {source}")]
+    Write { what: String, source: std::io::Error },
+    /// Bad input or usage: a flag, a file's contents, a shape.
     #[error("{0}")]
     Input(String),
+    /// The machine cannot do what was asked (memory, a failed system call).
+    #[error("{0}")]
+    System(String),
     #[error(transparent)]
     Backend(#[from] ntt_kernels::BackendError),
     #[error("cannot start the worker pool: {0}")]
@@ -20,31 +24,105 @@ pub enum CliError {
     #[error("cannot allocate {0} bytes")]
     Allocation(u64),
     #[error(transparent)]
-    Encode(#[from] ntt_pcs::EncodeError),
+    Encode(#[from] EncodeError),
     #[error(transparent)]
-    Commit(#[from] ntt_pcs::CommitError),
+    Commit(#[from] CommitError),
     #[error(transparent)]
     Open(#[from] ntt_pcs::OpenError),
     #[error("malformed proof: {0}")]
     ProofDecode(#[from] ntt_pcs::ProofDecodeError),
     #[error("proof rejected: {0}")]
-    Verify(#[from] ntt_pcs::VerifyError),
+    Verify(#[from] VerifyError),
     #[error("cannot serialize output: {0}")]
     Json(#[from] serde_json::Error),
+    /// A panic inside the engine: a bug, never the user's input.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
+/// Exit status: the proof was checked and does not hold.
+pub const EXIT_REJECTED: u8 = 1;
+/// Exit status: bad input or usage (clap's own usage errors exit 2 as well).
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// Exit status: I/O or system failure, or an internal error.
+pub const EXIT_FAILURE: u8 = 3;
+
 impl CliError {
-    /// 1: the proof was checked and does not hold. 2: bad input or usage. 3: I/O or system failure.
-    pub fn exit_code(&self) -> i32 {
+    /// 1: the proof was checked and does not hold. 2: bad input or usage. 3: I/O or system
+    /// failure, or a panic inside the engine.
+    pub fn exit_code(&self) -> u8 {
         match self {
-            Self::Verify(_) => 1,
+            Self::Verify(_) => EXIT_REJECTED,
             Self::Read { .. }
             | Self::Write { .. }
-            | Self::Pool(_)
+            | Self::System(_)
             | Self::Json(_)
+            | Self::Internal(_)
             | Self::Allocation(_)
-            | Self::Commit(ntt_pcs::CommitError::Allocation { .. }) => 3,
-            _ => 2,
+            | Self::Commit(CommitError::Allocation { .. }) => EXIT_FAILURE,
+            Self::Pool(ntt_runtime::BuildError::Threads(_)) => EXIT_BAD_INPUT,
+            Self::Pool(_) => EXIT_FAILURE,
+            Self::Encode(e) | Self::Commit(CommitError::Encode(e)) if is_internal(e) => EXIT_FAILURE,
+            Self::Commit(CommitError::IncompleteStream { .. }) => EXIT_FAILURE,
+            _ => EXIT_BAD_INPUT,
         }
+    }
+}
+
+/// Encoder failures that are the engine's fault, not the input's.
+fn is_internal(e: &EncodeError) -> bool {
+    matches!(e, EncodeError::TaskPanicked(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ntt_kernels::Backend;
+    use ntt_pcs::{Encoder, MessageLayout};
+    use ntt_runtime::ThreadPoolBuilder;
+    use std::mem::MaybeUninit;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_task_panic_is_an_internal_failure() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let encoder = Encoder::new(Arc::new(pool), Backend::detect());
+        let witness = vec![1u64; 64];
+        let mut codeword = vec![MaybeUninit::uninit(); 128];
+        // A sink that fails the way a bug in a task would.
+        let panicking = |_: usize, _: &[u64]| panic!("a task of the engine panicked");
+        let err = encoder
+            .encode(
+                &witness,
+                MessageLayout::Lanes,
+                &mut codeword,
+                4,
+                1,
+                Some(&panicking),
+            )
+            .expect_err("the sink panics");
+        let cli = CliError::from(err);
+        assert_eq!(cli.exit_code(), EXIT_FAILURE, "{cli}");
+        let commit = CliError::from(CommitError::Encode(EncodeError::TaskPanicked("boom".into())));
+        assert_eq!(commit.exit_code(), EXIT_FAILURE);
+    }
+
+    #[test]
+    fn worker_counts_are_bad_input_and_spawn_failures_are_not() {
+        let threads = CliError::from(ntt_runtime::BuildError::Threads("0".into()));
+        assert_eq!(threads.exit_code(), EXIT_BAD_INPUT);
+        let spawn = CliError::from(ntt_runtime::BuildError::Spawn {
+            index: 0,
+            source: std::io::Error::other("no threads left"),
+        });
+        assert_eq!(spawn.exit_code(), EXIT_FAILURE);
+        assert_eq!(
+            CliError::from(EncodeError::MessageLength {
+                expected: 1,
+                actual: 2
+            })
+            .exit_code(),
+            EXIT_BAD_INPUT
+        );
     }
 }

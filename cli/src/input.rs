@@ -1,45 +1,30 @@
 //! Reading what the user hands the CLI: raw word files, row lists and hex roots.
 
 use crate::error::CliError;
-use std::path::Path;
+use crate::files::{self, FileArg};
+use crate::memory;
 
-/// Reads a file of little-endian `u64` words.
-pub fn read_words(path: &Path) -> Result<Vec<u64>, CliError> {
-    let bytes = std::fs::read(path).map_err(|source| CliError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    if !bytes.len().is_multiple_of(8) {
+/// Reads a witness of little-endian `u64` words, from a file, a pipe or standard input (`-`).
+/// The read stops at half the memory the process can still use: a witness that cannot fit with
+/// its codeword (or an endless stream such as `/dev/zero`) is refused with both sizes named.
+pub fn read_words(arg: &FileArg) -> Result<Vec<u64>, CliError> {
+    // Half: the codeword needs at least as much again as the witness.
+    let limit = memory::available_bytes().map_or(u64::MAX, |b| b / 2);
+    let (mut words, bytes) = files::read_bounded_words(
+        arg,
+        limit,
+        "a witness (half the memory available, the codeword needs the other half)",
+    )?;
+    if !bytes.is_multiple_of(8) {
         return Err(CliError::Input(format!(
-            "`{}` is {} bytes long, not a whole number of 8-byte little-endian words",
-            path.display(),
-            bytes.len()
+            "{} is {bytes} bytes long, not a whole number of 8-byte little-endian words",
+            arg.source_name(),
         )));
     }
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|w| u64::from_le_bytes(w.try_into().expect("chunks of 8")))
-        .collect())
-}
-
-/// Writes `words` as little-endian bytes.
-pub fn write_words(path: &Path, words: &[u64]) -> Result<(), CliError> {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    write_bytes(path, &bytes)
-}
-
-pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    std::fs::write(path, bytes).map_err(|source| CliError::Write {
-        path: path.to_owned(),
-        source,
-    })
-}
-
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|source| CliError::Read {
-        path: path.to_owned(),
-        source,
-    })
+    if cfg!(target_endian = "big") {
+        words.iter_mut().for_each(|w| *w = u64::from_le(*w));
+    }
+    Ok(words)
 }
 
 /// Row indices given as `3,17,4`.

@@ -1,22 +1,41 @@
-//! The `ntt` command line: commit, encode, open/verify, the topology report and plan explanations.
+//! The `ntt` command line: commit, encode, open/verify, witnesses, the topology report, plan
+//! explanations and tuning.
 
 mod args;
 mod commands;
+mod commitment_file;
 mod engine;
 mod error;
+mod files;
 mod input;
+mod memory;
 mod progress;
+mod report;
 mod stats;
 mod tune;
 mod what_if;
 mod workload;
 
 use clap::{Parser, Subcommand};
+use error::CliError;
 use std::process::ExitCode;
 
-/// ntt-engine: Reed-Solomon commitments over GF(2^64) by additive NTT and streaming BLAKE3.
+/// ntt: Reed-Solomon commitments to witnesses over GF(2^64), for binary-field SNARK provers.
+///
+/// ntt encodes a witness (raw little-endian u64 words, in lanes) with an additive NTT over
+/// GF(2^64) and commits to the codeword with BLAKE3, hashing rows while they are still in cache;
+/// it opens codeword rows with a proof and verifies such proofs. It also reports how it sees the
+/// machine (caches, workers, plans) and measures which planner settings run fastest here.
+///
+/// Every file argument takes `-` for standard input or output. `--json` prints one versioned
+/// JSON object (docs/CLI.md). Exit status: 0 success, 1 a proof that does not hold, 2 bad input,
+/// 3 I/O or system failure.
 #[derive(Debug, Parser)]
-#[command(version, about, propagate_version = true)]
+#[command(name = "ntt", version, propagate_version = true)]
+#[command(
+    after_help = "Environment: NTT_THREADS, NTT_BACKEND, NTT_TOPOLOGY, NTT_WISDOM, \
+    NTT_LOG (e.g. NTT_LOG=debug prints each stage's and pass's time)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,8 +49,10 @@ enum Command {
     Encode(commands::encode::EncodeArgs),
     /// Commit to a witness and write an opening proof for some codeword rows.
     Open(commands::open::OpenArgs),
-    /// Check an opening proof against a root; print the rows when it holds.
+    /// Check an opening proof against a commitment; print the rows when it holds.
     Verify(commands::verify::VerifyArgs),
+    /// Write a seeded pseudo-random witness file.
+    Witness(commands::witness::WitnessArgs),
     /// Report the cache topology, the workers' budgets and the plans they lead to.
     Topology(commands::topology::TopologyArgs),
     /// Explain the plan for a shape.
@@ -50,27 +71,86 @@ fn default_sigpipe() {
     }
 }
 
-fn main() -> ExitCode {
-    default_sigpipe();
+/// `NTT_LOG` (a `tracing` filter, e.g. `debug` or `ntt_pcs=trace`) prints on stderr one line
+/// per closed span with its time: the commit's stages and the encoder's passes.
+fn init_logging() {
+    use tracing_subscriber::fmt::format::FmtSpan;
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("NTT_LOG"))
+        .with_span_events(FmtSpan::CLOSE)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
-    let result = match cli.command {
+}
+
+fn run(command: Command) -> Result<(), CliError> {
+    match command {
         Command::Commit(args) => commands::commit::run(args),
         Command::Encode(args) => commands::encode::run(args),
         Command::Open(args) => commands::open::run(args),
         Command::Verify(args) => commands::verify::run(args),
+        Command::Witness(args) => commands::witness::run(args),
         Command::Topology(args) => commands::topology::run(args),
         Command::Plan(args) => commands::plan::run(args),
         Command::Tune(args) => commands::tune::run(args),
+    }
+}
+
+fn main() -> ExitCode {
+    default_sigpipe();
+    init_logging();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage(&e),
     };
+    // A panic is a bug in the engine, never the user's input: report it as an internal failure
+    // (the panic message is already on stderr) rather than with Rust's 101.
+    let result = std::panic::catch_unwind(|| run(cli.command)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_owned());
+        Err(CliError::Internal(what))
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");
-            ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2))
+            ExitCode::from(err.exit_code())
         }
+    }
+}
+
+/// Help and version go to stdout (a failed write is an I/O failure, 3); usage errors go to
+/// stderr with clap's exit code (2).
+fn usage(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        return match files::print(&e.render().to_string()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::from(err.exit_code())
+            }
+        };
+    }
+    let _ = e.print();
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(error::EXIT_BAD_INPUT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn internal_errors_exit_3() {
+        assert_eq!(CliError::Internal("x".into()).exit_code(), error::EXIT_FAILURE);
     }
 }

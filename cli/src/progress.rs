@@ -1,11 +1,16 @@
-//! A progress bar for long runs, shown only to a person watching a terminal.
+//! Progress for long runs: a bar when a person watches stderr, plain status lines otherwise.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 
-/// A bar over `len` steps; hidden when stdout is not a terminal or the output is JSON.
-pub fn bar(len: u64, json: bool, what: &str) -> ProgressBar {
-    if json || len <= 1 || !std::io::stdout().is_terminal() {
+/// Whether stderr is a terminal (a person is watching).
+pub fn interactive() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// A bar over `len` steps on stderr; hidden unless stderr is a terminal.
+pub fn bar(len: u64, what: &str) -> ProgressBar {
+    if len <= 1 || !interactive() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
@@ -16,4 +21,12 @@ pub fn bar(len: u64, json: bool, what: &str) -> ProgressBar {
     );
     bar.set_message(what.to_owned());
     bar
+}
+
+/// A status line on stderr for logs and pipelines, where a bar would be noise: printed only when
+/// stderr is not a terminal (the bar says the same there).
+pub fn status(line: &str) {
+    if !interactive() {
+        eprintln!("{line}");
+    }
 }

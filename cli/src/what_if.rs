@@ -34,7 +34,12 @@ pub fn load(spec: &TopologySpec) -> Result<Topology, CliError> {
 /// # Errors
 /// A clear message and exit code 2 when `NTT_TOPOLOGY` is a what-if (or malformed).
 pub fn refuse_foreign() -> Result<(), CliError> {
-    let spec = requested(None)?;
+    // A value that names no source is warned about and read as unset, as `Topology::detect`
+    // does: a typo in the environment should not stop a commit.
+    let Ok(spec) = requested(None) else {
+        crate::engine::warn_unknown_topology_source();
+        return Ok(());
+    };
     if spec.is_what_if() {
         return Err(CliError::Input(format!(
             "{TOPOLOGY_ENV}={spec} describes another machine; this command runs the engine, which \

@@ -15,3 +15,32 @@ pub fn witness(log_words: u32, seed: u64) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..1usize << log_words).map(|_| rng.random()).collect()
 }
+
+/// Writes [`witness`]`(log_words, seed)` as little-endian bytes, a block at a time, so that any
+/// size streams through a small buffer.
+pub fn write_witness(log_words: u32, seed: u64, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut left = 1usize << log_words;
+    let mut block = Vec::with_capacity(8 << 12);
+    while left > 0 {
+        let n = left.min(1 << 12);
+        block.clear();
+        block.extend((0..n).flat_map(|_| rng.random::<u64>().to_le_bytes()));
+        out.write_all(&block)?;
+        left -= n;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_streamed_witness_is_the_witness() {
+        let mut bytes = Vec::new();
+        write_witness(13, 5, &mut bytes).unwrap();
+        let words: Vec<u8> = witness(13, 5).iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(bytes, words);
+    }
+}

@@ -1,69 +1,16 @@
 //! End-to-end tests of the `ntt` binary: real processes, real files.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn ntt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ntt"))
-        .args(args)
-        .env_remove("NTT_BACKEND")
-        .env_remove("NTT_THREADS")
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// A scratch directory unique to one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ntt-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-fn write_witness(path: &Path, words: usize, seed: u64) {
-    let mut x = seed;
-    let bytes: Vec<u8> = (0..words)
-        .flat_map(|_| {
-            // SplitMix64: any fixed sequence of words will do here.
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)).to_le_bytes()
-        })
-        .collect();
-    std::fs::write(path, bytes).expect("write witness");
-}
-
-fn assert_clean_failure(out: &Output, code: i32, message: &str) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout: {}\nstderr: {}",
-        stdout(out),
-        stderr(out)
-    );
-    let err = stderr(out);
-    assert!(err.contains(message), "stderr lacks `{message}`: {err}");
-    assert!(!err.contains("panicked"), "a panic reached the user: {err}");
-    assert!(
-        !err.contains("RUST_BACKTRACE"),
-        "a backtrace hint reached the user: {err}"
-    );
-}
+use common::*;
+use std::path::Path;
 
 #[test]
 fn default_commit_prints_root_plan_and_stage_times() {
     let out = ntt(&["commit", "--json", "--threads", "2"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
+    let v = json(&out);
+    assert_eq!(v["version"], 1);
     assert_eq!(v["root"].as_str().map(str::len), Some(64));
     assert_eq!(v["log_rows"], 17);
     assert_eq!(v["lanes"], 64);
@@ -75,11 +22,57 @@ fn default_commit_prints_root_plan_and_stage_times() {
             v["times_ms"][stage].as_f64().is_some_and(|t| t >= 0.0),
             "times_ms.{stage}"
         );
+        assert_eq!(v["times_ms"][stage], v["first_run_ms"][stage]);
     }
+    assert!(v["reused_runs_ms"].is_null());
+    assert_eq!(v["samples_ms"].as_array().map(Vec::len), Some(1));
     // The default workload is seeded: the root is the same at any worker count.
     let one = ntt(&["commit", "--json", "--threads", "1"]);
-    let v1: serde_json::Value = serde_json::from_str(&stdout(&one)).expect("JSON");
-    assert_eq!(v["root"], v1["root"]);
+    assert_eq!(v["root"], json(&one)["root"]);
+}
+
+#[test]
+fn repeated_commits_report_the_fresh_run_apart_from_the_reused_ones() {
+    let dir = scratch("repeat");
+    let witness = dir.join("w.bin");
+    write_witness(&witness, 8 * 64, 9);
+    let out = ntt(&[
+        "commit",
+        "--input",
+        s(&witness),
+        "--lanes",
+        "8",
+        "--repeat",
+        "4",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    let samples = v["samples_ms"].as_array().expect("samples");
+    assert_eq!(samples.len(), 4);
+    assert_eq!(samples[0], v["first_run_ms"]);
+    for stage in ["encode", "hash", "total"] {
+        let reused: Vec<f64> = samples[1..].iter().map(|t| t[stage].as_f64().unwrap()).collect();
+        let spread = &v["reused_runs_ms"][stage];
+        let min = reused.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = reused.iter().copied().fold(0.0, f64::max);
+        assert_eq!(spread["min"].as_f64(), Some(min));
+        assert_eq!(spread["max"].as_f64(), Some(max));
+        assert_eq!(spread["median"], v["times_ms"][stage]);
+    }
+    let text = stdout(&ntt(&[
+        "commit",
+        "--input",
+        s(&witness),
+        "--lanes",
+        "8",
+        "--repeat",
+        "3",
+    ]));
+    assert!(
+        text.contains("median of 2 reused runs") && text.contains("first run"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -92,7 +85,7 @@ fn saved_codeword_hashes_to_the_root() {
         let out = ntt(&[
             "commit",
             "--input",
-            witness.to_str().unwrap(),
+            s(&witness),
             "--lanes",
             "24",
             "--log-inv-rate",
@@ -100,24 +93,24 @@ fn saved_codeword_hashes_to_the_root() {
             "--layout",
             layout,
             "--save-codeword",
-            codeword.to_str().unwrap(),
+            s(&codeword),
             "--json",
             "--repeat",
             "3",
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
-        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
         let bytes = std::fs::read(&codeword).expect("codeword written");
         assert_eq!(bytes.len(), 24 * 64 * 4 * 8);
         assert_eq!(
-            v["root"].as_str().unwrap(),
+            json(&out)["root"].as_str().unwrap(),
             blake3::hash(&bytes).to_hex().as_str()
         );
     }
+    assert_no_temporaries(&dir);
 }
 
 #[test]
-fn encode_writes_the_committed_codeword() {
+fn encode_writes_the_committed_codeword_to_files_and_pipes() {
     let dir = scratch("encode");
     let witness = dir.join("w.bin");
     write_witness(&witness, 5 * 32, 2);
@@ -125,28 +118,79 @@ fn encode_writes_the_committed_codeword() {
     let enc = ntt(&[
         "encode",
         "--input",
-        witness.to_str().unwrap(),
+        s(&witness),
         "--lanes",
         "5",
         "--log-inv-rate",
         "1",
         "--output",
-        a.to_str().unwrap(),
+        s(&a),
     ]);
     assert!(enc.status.success(), "{}", stderr(&enc));
     let com = ntt(&[
         "commit",
         "--input",
-        witness.to_str().unwrap(),
+        s(&witness),
         "--lanes",
         "5",
         "--log-inv-rate",
         "1",
         "--save-codeword",
-        b.to_str().unwrap(),
+        s(&b),
     ]);
     assert!(com.status.success(), "{}", stderr(&com));
-    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let codeword = std::fs::read(&a).unwrap();
+    assert_eq!(codeword, std::fs::read(&b).unwrap());
+
+    // `-` is standard input and output; the report moves to stderr.
+    let piped = ntt_with(
+        &[
+            "encode",
+            "--input",
+            "-",
+            "--lanes",
+            "5",
+            "--log-inv-rate",
+            "1",
+            "--output",
+            "-",
+            "--json",
+        ],
+        &[],
+        Some(&std::fs::read(&witness).unwrap()),
+    );
+    assert!(piped.status.success(), "{}", stderr(&piped));
+    assert_eq!(piped.stdout, codeword);
+    let report: serde_json::Value = serde_json::from_str(&stderr(&piped)).expect("report on stderr");
+    assert_eq!(report["version"], 1);
+    assert_eq!(report["codeword_words"], 5 * 64);
+    assert_no_temporaries(&dir);
+}
+
+#[test]
+fn witness_files_are_the_default_workload_and_stream_through_pipes() {
+    let dir = scratch("witness");
+    let w = dir.join("w.bin");
+    let out = ntt(&["witness", "--log-n", "22", "--output", s(&w), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["words"], 1 << 22);
+    let from_file = ntt(&["commit", "--input", s(&w), "--json", "--threads", "2"]);
+    let default = ntt(&["commit", "--json", "--threads", "2"]);
+    assert_eq!(json(&from_file)["root"], json(&default)["root"]);
+
+    let seeded = ntt(&[
+        "witness", "--log-n", "10", "--lanes", "4", "--seed", "7", "--output", "-",
+    ]);
+    assert!(seeded.status.success(), "{}", stderr(&seeded));
+    assert_eq!(seeded.stdout.len(), 8 << 10);
+    let again = ntt(&[
+        "witness", "--log-n", "10", "--lanes", "4", "--seed", "7", "--output", "-",
+    ]);
+    assert_eq!(seeded.stdout, again.stdout);
+    let other = ntt(&[
+        "witness", "--log-n", "10", "--lanes", "4", "--seed", "8", "--output", "-",
+    ]);
+    assert_ne!(seeded.stdout, other.stdout);
 }
 
 #[test]
@@ -154,11 +198,12 @@ fn open_verify_round_trip_and_tampering() {
     let dir = scratch("open");
     let witness = dir.join("w.bin");
     let proof = dir.join("p.bin");
+    let commitment = dir.join("c.json");
     write_witness(&witness, 7 * 64, 3);
     let open = ntt(&[
         "open",
         "--input",
-        witness.to_str().unwrap(),
+        s(&witness),
         "--lanes",
         "7",
         "--log-inv-rate",
@@ -166,7 +211,9 @@ fn open_verify_round_trip_and_tampering() {
         "--rows",
         "3,127,0,3,64",
         "--output",
-        proof.to_str().unwrap(),
+        s(&proof),
+        "--commitment",
+        s(&commitment),
     ]);
     assert!(open.status.success(), "{}", stderr(&open));
     let text = stdout(&open);
@@ -176,13 +223,13 @@ fn open_verify_round_trip_and_tampering() {
         .expect("root line")
         .trim()
         .to_owned();
-    let log_rows = text
-        .lines()
-        .find_map(|l| l.strip_prefix("log-rows"))
-        .expect("log-rows")
-        .trim()
-        .to_owned();
-    assert_eq!(log_rows, "7");
+    let file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&commitment).unwrap()).expect("commitment JSON");
+    assert_eq!(file["version"], 1);
+    assert_eq!(file["root"], root.as_str());
+    assert_eq!(file["log_rows"], 7);
+    assert_eq!(file["lanes"], 7);
+
     let verify = |root: &str, rows: &str, proof: &Path| {
         ntt(&[
             "verify",
@@ -195,124 +242,74 @@ fn open_verify_round_trip_and_tampering() {
             "--rows",
             rows,
             "--proof",
-            proof.to_str().unwrap(),
+            s(proof),
         ])
     };
     let ok = verify(&root, "3,127,0,3,64", &proof);
     assert!(ok.status.success(), "{}", stderr(&ok));
     assert!(stdout(&ok).contains("row 127:"));
+    let from_file = ntt(&[
+        "verify",
+        "--commitment",
+        s(&commitment),
+        "--rows",
+        "3,127,0,3,64",
+        "--proof",
+        s(&proof),
+        "--json",
+    ]);
+    assert!(from_file.status.success(), "{}", stderr(&from_file));
+    let v = json(&from_file);
+    assert_eq!(v["holds"], true);
+    assert_eq!(v["rows"].as_array().map(Vec::len), Some(5));
+    assert_eq!(v["rows"][1]["index"], 127);
+    assert_eq!(v["rows"][1]["words"].as_array().map(Vec::len), Some(7));
+    // The proof can come from standard input.
+    let piped = ntt_with(
+        &[
+            "verify",
+            "--commitment",
+            s(&commitment),
+            "--rows",
+            "3,127,0,3,64",
+            "--proof",
+            "-",
+        ],
+        &[],
+        Some(&std::fs::read(&proof).unwrap()),
+    );
+    assert!(piped.status.success(), "{}", stderr(&piped));
 
-    // A different root, different rows, or a flipped proof byte is rejected.
+    // A different root, different rows, or a flipped proof byte is rejected: exit 1.
     let mut bad_root = root.clone().into_bytes();
     bad_root[0] = if bad_root[0] == b'0' { b'1' } else { b'0' };
     let out = verify(std::str::from_utf8(&bad_root).unwrap(), "3,127,0,3,64", &proof);
-    assert_ne!(out.status.code(), Some(0));
-    assert_ne!(verify(&root, "3,126,0,3,64", &proof).status.code(), Some(0));
+    assert_clean_failure(&out, 1, "proof rejected");
+    assert_clean_failure(&verify(&root, "3,126,0,3,64", &proof), 1, "proof rejected");
     let mut bytes = std::fs::read(&proof).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x10;
     let tampered = dir.join("t.bin");
     std::fs::write(&tampered, &bytes).unwrap();
-    let out = verify(&root, "3,127,0,3,64", &tampered);
-    assert_ne!(out.status.code(), Some(0));
-    assert!(!stderr(&out).contains("panicked"));
+    assert_clean_failure(&verify(&root, "3,127,0,3,64", &tampered), 1, "proof rejected");
+    let rejected = ntt(&[
+        "verify",
+        "--commitment",
+        s(&commitment),
+        "--rows",
+        "3,127,0,3,64",
+        "--proof",
+        s(&tampered),
+        "--json",
+    ]);
+    assert_eq!(rejected.status.code(), Some(1));
+    assert_eq!(json(&rejected)["holds"], false);
 
     // A truncated proof is malformed, not a crash.
     let bytes = std::fs::read(&proof).unwrap();
     std::fs::write(&tampered, &bytes[..bytes.len() - 5]).unwrap();
     assert_clean_failure(&verify(&root, "3,127,0,3,64", &tampered), 2, "malformed proof");
-}
-
-#[test]
-fn bad_inputs_give_messages_and_exit_codes() {
-    let dir = scratch("bad");
-    write_witness(&dir.join("odd.bin"), 4 * 8 + 1, 4);
-    write_witness(&dir.join("three.bin"), 4 * 3, 5);
-    write_witness(&dir.join("good.bin"), 4 * 8, 6);
-    std::fs::write(dir.join("ragged.bin"), [0u8; 13]).unwrap();
-    std::fs::write(dir.join("p.bin"), b"not a proof").unwrap();
-    let zero_root = "00".repeat(32);
-    // (command line with `@` for the scratch directory, exit code, a phrase the message must
-    // contain), run in order: the failed `open` must leave the bad proof for the last `verify`.
-    let cases = [
-        ("commit --input @/missing.bin --lanes 4", 3, "cannot read"),
-        (
-            "commit --input @/odd.bin --lanes 4",
-            2,
-            "not a whole number of rows",
-        ),
-        (
-            "commit --input @/three.bin --lanes 4",
-            2,
-            "must be a power of two",
-        ),
-        (
-            "commit --input @/ragged.bin --lanes 1",
-            2,
-            "whole number of 8-byte",
-        ),
-        (
-            "verify --root xyz --lanes 4 --log-rows 3 --rows 1 --proof @/p.bin",
-            2,
-            "not a hex root",
-        ),
-        (
-            "open --input @/good.bin --lanes 4 --log-inv-rate 1 --rows 16 --output @/p.bin",
-            2,
-            "16",
-        ),
-        (
-            "commit --input @/good.bin --lanes 4 --log-inv-rate 5",
-            2,
-            "--allow-large-expansion",
-        ),
-        (
-            "commit --input @/good.bin --lanes 4 --log-inv-rate 4294967295",
-            2,
-            "log inverse rate 4294967295",
-        ),
-        (
-            "commit --input @/good.bin --lanes 4 --log-inv-rate 4294967295 --allow-large-expansion",
-            2,
-            "more than 2^62 bytes",
-        ),
-        (
-            "commit --input @/good.bin --lanes 4 --log-inv-rate 50 --allow-large-expansion",
-            2,
-            "of memory, more than",
-        ),
-        (
-            "open --input @/good.bin --lanes 4 --log-inv-rate 50 --allow-large-expansion --rows 1 --output @/p.bin",
-            2,
-            "of memory, more than",
-        ),
-        (
-            "encode --input @/good.bin --lanes 4 --log-inv-rate 50 --allow-large-expansion --output @/c.bin",
-            2,
-            "of memory, more than",
-        ),
-        (
-            "tune --log-n 40 --threads 1 --out @/tuned",
-            2,
-            "of memory, more than",
-        ),
-        (
-            &*format!("verify --root {zero_root} --lanes 4 --log-rows 4 --rows 1 --proof @/p.bin"),
-            2,
-            "malformed proof",
-        ),
-    ];
-    let dir = dir.to_str().unwrap();
-    for (line, code, message) in cases {
-        // Split first, then substitute, so a directory with spaces stays one argument.
-        let args: Vec<String> = line.split_whitespace().map(|a| a.replace('@', dir)).collect();
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        assert_clean_failure(&ntt(&args), code, message);
-    }
-    assert!(
-        !Path::new(dir).join("c.bin").exists(),
-        "a refused encode writes nothing"
-    );
+    assert_no_temporaries(&dir);
 }
 
 #[test]
@@ -330,7 +327,7 @@ fn plan_explains_itself_in_text_and_json() {
     ]);
     assert!(text.status.success(), "{}", stderr(&text));
     assert!(!stdout(&text).trim().is_empty());
-    let json = ntt(&[
+    let v = json(&ntt(&[
         "plan",
         "--log-n",
         "24",
@@ -341,27 +338,192 @@ fn plan_explains_itself_in_text_and_json() {
         "--threads",
         "2",
         "--json",
-    ]);
-    assert!(json.status.success(), "{}", stderr(&json));
-    let _: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("plan JSON");
-    assert_clean_failure(
-        &ntt(&["plan", "--log-n", "24", "--lanes", "48"]),
-        2,
-        "power of two",
-    );
+    ]));
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["threads"], 2);
+    assert!(v.get("workers").is_none(), "one name per concept: threads");
 }
 
 #[test]
 fn topology_report_has_workers_with_budgets() {
     let text = ntt(&["topology", "--threads", "2"]);
     assert!(text.status.success(), "{}", stderr(&text));
-    let json = ntt(&["topology", "--json", "--threads", "2"]);
-    assert!(json.status.success(), "{}", stderr(&json));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("topology JSON");
+    let v = json(&ntt(&["topology", "--json", "--threads", "2"]));
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["threads"], 2);
     let workers = v["workers"].as_array().expect("workers array");
     assert_eq!(workers.len(), 2);
     for w in workers {
         assert!(w["l2_bytes"].as_u64().is_some_and(|b| b > 0));
         assert!(w["l3_bytes"].as_u64().is_some_and(|b| b > 0));
     }
+    for p in v["plans"].as_array().expect("plans") {
+        assert!(p["threads"].is_number() && p["plan"]["threads"].is_number());
+    }
+}
+
+#[test]
+fn tune_writes_whole_files_and_takes_the_old_spellings() {
+    let dir = scratch("tune");
+    let results = dir.join("results");
+    // `--out` and `--repeats` are the old spellings of `--output` and `--repeat`.
+    let out = ntt_with(
+        &[
+            "tune",
+            "--log-n",
+            "10",
+            "--lanes",
+            "4",
+            "--threads",
+            "1",
+            "--repeats",
+            "1",
+            "--out",
+            s(&results),
+            "--json",
+        ],
+        &[("NTT_WISDOM", "off")],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["best"][0]["setting"]["threads"], 1);
+    // Not a terminal: plain status lines on stderr.
+    assert!(stderr(&out).contains("tune: 2^10 words"), "{}", stderr(&out));
+    for name in [
+        "measurements.csv",
+        "measurements.json",
+        "summary.json",
+        "plot.svg",
+    ] {
+        assert!(results.join(name).is_file(), "{name}");
+    }
+    let measurements: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(results.join("measurements.json")).unwrap()).unwrap();
+    assert_eq!(measurements["version"], 1);
+    assert!(
+        std::fs::read_to_string(results.join("measurements.csv"))
+            .unwrap()
+            .starts_with("log_n,lanes,log_inv_rate,threads,")
+    );
+    assert_no_temporaries(&results);
+}
+
+#[test]
+fn help_and_version_say_what_the_tool_is() {
+    let version = ntt(&["--version"]);
+    assert_eq!(stdout(&version).trim(), "ntt 0.1.0");
+    let help = stdout(&ntt(&["--help"]));
+    assert!(help.contains("Reed-Solomon commitments"), "{help}");
+    assert!(help.contains("witness") && help.contains("Exit status"), "{help}");
+}
+
+#[test]
+fn ntt_log_prints_every_stage_and_pass_time() {
+    let dir = scratch("log");
+    let witness = dir.join("w.bin");
+    write_witness(&witness, 16 << 10, 4);
+    let out = ntt_with(
+        &[
+            "commit",
+            "--input",
+            s(&witness),
+            "--lanes",
+            "16",
+            "--threads",
+            "2",
+        ],
+        &[("NTT_LOG", "debug")],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let log = stderr(&out);
+    let closes: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("close") && l.contains("time.busy"))
+        .collect();
+    for span in ["commit", "encode", "forward", "_pass"] {
+        assert!(
+            closes.iter().any(|l| l.contains(span)),
+            "no timed `{span}` span in:\n{log}"
+        );
+    }
+    // Without NTT_LOG the same run is quiet.
+    let quiet = ntt(&[
+        "commit",
+        "--input",
+        s(&witness),
+        "--lanes",
+        "16",
+        "--threads",
+        "2",
+    ]);
+    assert!(stderr(&quiet).is_empty(), "{}", stderr(&quiet));
+}
+
+#[test]
+fn every_subcommand_speaks_versioned_json() {
+    let dir = scratch("json");
+    let w = dir.join("w.bin");
+    let (c, p, j) = (dir.join("c.bin"), dir.join("p.bin"), dir.join("c.json"));
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["witness", "--log-n", "8", "--lanes", "4", "--output", s(&w)],
+        vec!["commit", "--input", s(&w), "--lanes", "4"],
+        vec![
+            "encode",
+            "--input",
+            s(&w),
+            "--lanes",
+            "4",
+            "--log-inv-rate",
+            "1",
+            "--output",
+            s(&c),
+        ],
+        vec![
+            "open",
+            "--input",
+            s(&w),
+            "--lanes",
+            "4",
+            "--log-inv-rate",
+            "1",
+            "--rows",
+            "1",
+            "--output",
+            s(&p),
+            "--commitment",
+            s(&j),
+        ],
+        vec!["verify", "--commitment", s(&j), "--rows", "1", "--proof", s(&p)],
+        vec!["plan", "--log-n", "12", "--lanes", "4", "--threads", "1"],
+        vec!["topology", "--threads", "1"],
+    ];
+    for mut args in runs {
+        args.push("--json");
+        let out = ntt(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let v = json(&out);
+        assert_eq!(v["version"], 1, "{args:?}");
+        if !matches!(args[0], "witness" | "verify") {
+            assert!(v["threads"].is_number(), "{args:?} lacks `threads`");
+        }
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ntt"))
+        .args(["witness", "--log-n", "24", "--output", "-"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }

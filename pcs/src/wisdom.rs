@@ -116,7 +116,7 @@ pub fn load(topology: &Topology) -> (Option<Wisdom>, WisdomStatus) {
 
 /// [`load`] from an explicit path.
 pub fn load_from(path: &Path, topology: &Topology) -> (Option<Wisdom>, WisdomStatus) {
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_regular_file(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return (
@@ -159,6 +159,37 @@ pub fn load_from(path: &Path, topology: &Topology) -> (Option<Wisdom>, WisdomSta
             entries,
         },
     )
+}
+
+/// A wisdom file is a few kilobytes; anything larger is not one.
+const MAX_WISDOM_BYTES: u64 = 1 << 20;
+
+/// Reads a wisdom file: only a regular file (a FIFO would block forever, a device such as
+/// `/dev/zero` never ends), and at most [`MAX_WISDOM_BYTES`].
+fn read_regular_file(path: &Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read};
+    let not_regular = || Error::new(ErrorKind::InvalidInput, "it is not a regular file");
+    // Checked before opening: opening a FIFO for reading blocks until a writer appears.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    if meta.len() > MAX_WISDOM_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "it is {} bytes, more than the {MAX_WISDOM_BYTES} a wisdom file can be",
+                meta.len()
+            ),
+        ));
+    }
+    let mut text = String::new();
+    file.take(MAX_WISDOM_BYTES).read_to_string(&mut text)?;
+    Ok(text)
 }
 
 fn ignored(path: &Path, reason: String) -> (Option<Wisdom>, WisdomStatus) {

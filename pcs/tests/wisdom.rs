@@ -141,6 +141,29 @@ fn corrupt_truncated_and_missing_wisdom_is_ignored() {
 }
 
 #[test]
+fn only_a_small_regular_file_is_read_as_wisdom() {
+    let topology = encoder().pool().topology().clone();
+    // A directory (as a FIFO or a device would be) is not read at all: no hang, no endless read.
+    let dir = temp_file("not-regular");
+    let dir = dir.parent().unwrap();
+    let (loaded, status) = wisdom::load_from(dir, &topology);
+    assert!(loaded.is_none());
+    assert!(
+        matches!(&status, WisdomStatus::Ignored { reason, .. } if reason.contains("not a regular file")),
+        "{status:?}"
+    );
+    let path = temp_file("huge");
+    std::fs::write(&path, vec![b' '; 2 << 20]).unwrap();
+    let (loaded, status) = wisdom::load_from(&path, &topology);
+    assert!(loaded.is_none());
+    assert!(
+        matches!(&status, WisdomStatus::Ignored { reason, .. } if reason.contains("more than")),
+        "{status:?}"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
 fn the_fingerprint_ignores_the_worker_count_but_not_the_caches() {
     let one = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let eight = ThreadPoolBuilder::new().num_threads(8).build().unwrap();

@@ -1,13 +1,14 @@
 //! `ntt commit`: encode and commit a witness, report the root and the stage times.
 
-use crate::args::{EngineArgs, ExpansionArgs, Layout};
+use crate::args::{EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
+use crate::files::{self, FileArg};
 use crate::stats::Spread;
-use crate::{engine, input, progress, workload};
+use crate::{engine, input, progress, report, workload};
 use clap::Args;
-use ntt_pcs::{MessageLayout, ProverData, Shape};
+use ntt_pcs::{CommitTimings, MessageLayout, ProverData, Shape};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::fmt::Write as _;
 
 /// Flags of `ntt commit`.
 #[derive(Debug, Args)]
@@ -16,9 +17,10 @@ use std::path::PathBuf;
     ntt commit --repeat 10 --threads 1 --json\n  \
     ntt commit --input w.bin --lanes 64 --log-inv-rate 2 --save-codeword c.bin")]
 pub struct CommitArgs {
-    /// Raw little-endian u64 witness words (default: a seeded random 2^22-word witness).
+    /// Raw little-endian u64 witness words; `-` reads standard input (default: the seeded
+    /// 2^22-word witness that `ntt witness --log-n 22` writes).
     #[arg(long, value_name = "FILE")]
-    input: Option<PathBuf>,
+    input: Option<FileArg>,
     /// Arrangement of the witness words.
     #[arg(long, value_enum, default_value_t = Layout::Lanes)]
     layout: Layout,
@@ -32,22 +34,58 @@ pub struct CommitArgs {
     expansion: ExpansionArgs,
     #[command(flatten)]
     engine: EngineArgs,
-    /// Commit this many times, reusing the buffers, and report median, min and max.
-    #[arg(long, value_name = "K", default_value_t = 1)]
+    /// Commit this many times; the first run is fresh, the others reuse its buffers.
+    #[arg(long, alias = "repeats", value_name = "K", default_value_t = 1)]
     repeat: usize,
-    /// Write the codeword (row-major, little-endian u64) to this file.
+    /// Write the codeword (row-major, little-endian u64) to this file; `-` for standard output
+    /// (the report then goes to standard error).
     #[arg(long, value_name = "FILE")]
-    save_codeword: Option<PathBuf>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    save_codeword: Option<FileArg>,
+    #[command(flatten)]
+    json: JsonArgs,
 }
 
-#[derive(Serialize)]
+/// One run's stage times, in milliseconds.
+#[derive(Clone, Copy, Serialize)]
 struct Times {
     encode: f64,
     hash: f64,
     total: f64,
+}
+
+impl From<&CommitTimings> for Times {
+    fn from(t: &CommitTimings) -> Self {
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        Self {
+            encode: ms(t.encode),
+            hash: ms(t.hash),
+            total: ms(t.total),
+        }
+    }
+}
+
+/// Median, minimum and maximum per stage.
+#[derive(Serialize)]
+struct Spreads {
+    encode: Spread,
+    hash: Spread,
+    total: Spread,
+}
+
+impl Spreads {
+    fn of(runs: &[CommitTimings]) -> Option<Self> {
+        if runs.is_empty() {
+            return None;
+        }
+        let stage = |f: fn(&CommitTimings) -> std::time::Duration| {
+            Spread::of(&runs.iter().map(f).collect::<Vec<_>>())
+        };
+        Some(Self {
+            encode: stage(|t| t.encode),
+            hash: stage(|t| t.hash),
+            total: stage(|t| t.total),
+        })
+    }
 }
 
 #[derive(Serialize)]
@@ -62,24 +100,25 @@ struct Report {
     witness_words: usize,
     repeat: usize,
     plan: String,
+    /// The reused runs' medians, or the first run's times when there is only one.
     times_ms: Times,
-    spread_ms: SpreadReport,
+    /// The first run: fresh buffers, page faults included.
+    first_run_ms: Times,
+    /// The runs after the first (which reuse its buffers); `null` for `--repeat 1`.
+    reused_runs_ms: Option<Spreads>,
+    /// Every run in order, the first included.
+    samples_ms: Vec<Times>,
+    /// Witness GiB per second at `times_ms.total`.
     gib_per_s: f64,
-}
-
-#[derive(Serialize)]
-struct SpreadReport {
-    encode: Spread,
-    hash: Spread,
-    total: Spread,
 }
 
 pub fn run(args: CommitArgs) -> Result<(), CliError> {
     if args.repeat == 0 {
         return Err(CliError::Input("--repeat must be at least 1".to_owned()));
     }
+    files::one_stdin(&[("--input", args.input.as_ref())])?;
     let witness = match &args.input {
-        Some(path) => input::read_words(path)?,
+        Some(arg) => input::read_words(arg)?,
         None => workload::witness(workload::DEFAULT_LOG_WORDS, workload::DEFAULT_SEED),
     };
     let expansion = args.expansion.expansion();
@@ -88,8 +127,8 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let committer = engine::committer(args.engine.threads)?.with_expansion(expansion);
     let plan = committer.encoder().plan(shape, layout);
 
-    let bar = progress::bar(args.repeat as u64, args.json, "committing");
-    let mut samples = Vec::with_capacity(args.repeat);
+    let bar = progress::bar(args.repeat as u64, "committing");
+    let mut runs = Vec::with_capacity(args.repeat);
     let mut kept: Option<ProverData> = None;
     let mut commitment = None;
     for _ in 0..args.repeat {
@@ -99,7 +138,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
             }
             None => committer.commit(&witness, layout, args.lanes, args.log_inv_rate)?,
         };
-        samples.push(data.timings());
+        runs.push(data.timings());
         commitment = Some(c);
         kept = Some(data);
         bar.inc(1);
@@ -107,16 +146,18 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
     let commitment = commitment.expect("at least one repeat ran");
     let data = kept.expect("at least one repeat ran");
-    if let Some(path) = &args.save_codeword {
-        input::write_words(path, data.codeword())?;
+    if let Some(arg) = &args.save_codeword {
+        files::write_words(arg, data.codeword())?;
     }
 
-    let spread = SpreadReport {
-        encode: Spread::of(&samples.iter().map(|t| t.encode).collect::<Vec<_>>()),
-        hash: Spread::of(&samples.iter().map(|t| t.hash).collect::<Vec<_>>()),
-        total: Spread::of(&samples.iter().map(|t| t.total).collect::<Vec<_>>()),
-    };
-    let witness_bytes = (witness.len() * 8) as f64;
+    let first_run_ms = Times::from(&runs[0]);
+    let reused_runs_ms = Spreads::of(&runs[1..]);
+    let times_ms = reused_runs_ms.as_ref().map_or(first_run_ms, |s| Times {
+        encode: s.encode.median,
+        hash: s.hash.median,
+        total: s.total.median,
+    });
+    let witness_gib = (witness.len() * 8) as f64 / (1u64 << 30) as f64;
     let report = Report {
         root: hex::encode(commitment.root()),
         log_rows: shape.log_rows(),
@@ -124,49 +165,74 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
         log_inv_rate: args.log_inv_rate,
         threads: committer.encoder().pool().num_workers(),
         backend: format!("{:?}", committer.encoder().backend().kind()).to_lowercase(),
-        layout: match args.layout {
-            Layout::Lanes => "lanes",
-            Layout::Rows => "rows",
-        },
+        layout: args.layout.name(),
         witness_words: witness.len(),
         repeat: args.repeat,
         plan: plan.summary(),
-        times_ms: Times {
-            encode: spread.encode.median,
-            hash: spread.hash.median,
-            total: spread.total.median,
-        },
-        gib_per_s: witness_bytes / (1u64 << 30) as f64 / (spread.total.median / 1e3),
-        spread_ms: spread,
+        times_ms,
+        first_run_ms,
+        reused_runs_ms,
+        samples_ms: runs.iter().map(Times::from).collect(),
+        gib_per_s: witness_gib / (times_ms.total / 1e3),
     };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    let text = if args.json.json {
+        report::json(&report)?
     } else {
-        print_text(&report);
+        text(&report)
+    };
+    // The codeword owns standard output when it goes there.
+    if args.save_codeword.as_ref().is_some_and(FileArg::is_std) {
+        eprint!("{text}");
+        Ok(())
+    } else {
+        files::print(&text)
     }
-    Ok(())
 }
 
-fn print_text(r: &Report) {
-    println!("root        {}", r.root);
-    println!(
+fn text(r: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "root        {}", r.root);
+    let _ = writeln!(
+        out,
         "shape       2^{} rows x {} lanes, rate 1/2^{}, {} witness words ({} layout)",
         r.log_rows, r.lanes, r.log_inv_rate, r.witness_words, r.layout
     );
-    println!("engine      {} threads, {} backend", r.threads, r.backend);
-    println!("plan        {}", r.plan);
-    let line = |name: &str, s: &Spread| {
-        if r.repeat > 1 {
-            println!(
-                "{name:<11} {:>9.3} ms  (median of {}; min {:.3}, max {:.3})",
-                s.median, r.repeat, s.min, s.max
-            );
-        } else {
-            println!("{name:<11} {:>9.3} ms", s.median);
+    let _ = writeln!(out, "engine      {} threads, {} backend", r.threads, r.backend);
+    let _ = writeln!(out, "plan        {}", r.plan);
+    let stages: [(&str, f64, Option<&Spread>); 3] = [
+        (
+            "encode",
+            r.first_run_ms.encode,
+            r.reused_runs_ms.as_ref().map(|s| &s.encode),
+        ),
+        (
+            "hash",
+            r.first_run_ms.hash,
+            r.reused_runs_ms.as_ref().map(|s| &s.hash),
+        ),
+        (
+            "total",
+            r.first_run_ms.total,
+            r.reused_runs_ms.as_ref().map(|s| &s.total),
+        ),
+    ];
+    for (name, first, reused) in stages {
+        match reused {
+            Some(s) => {
+                let _ = writeln!(
+                    out,
+                    "{name:<11} {:>9.3} ms  (median of {} reused runs; min {:.3}, max {:.3}; first run {first:.3})",
+                    s.median,
+                    r.repeat - 1,
+                    s.min,
+                    s.max
+                );
+            }
+            None => {
+                let _ = writeln!(out, "{name:<11} {first:>9.3} ms");
+            }
         }
-    };
-    line("encode", &r.spread_ms.encode);
-    line("hash", &r.spread_ms.hash);
-    line("total", &r.spread_ms.total);
-    println!("throughput  {:.3} GiB/s of committed data", r.gib_per_s);
+    }
+    let _ = writeln!(out, "throughput  {:.3} GiB/s of witness", r.gib_per_s);
+    out
 }

@@ -1,25 +1,43 @@
 //! `ntt encode`: write the Reed-Solomon codeword of a witness.
 
-use crate::args::{EngineArgs, WitnessArgs};
+use crate::args::{EngineArgs, JsonArgs, WitnessArgs};
 use crate::error::CliError;
-use crate::{engine, input};
+use crate::files::{self, FileArg};
+use crate::{engine, input, report};
 use clap::Args;
 use ntt_pcs::Shape;
 use ntt_pcs::shape::memory;
+use serde::Serialize;
 use std::mem::MaybeUninit;
-use std::path::PathBuf;
+use std::time::Instant;
 
 /// Flags of `ntt encode`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  ntt encode --input w.bin --lanes 64 --log-inv-rate 1 --output c.bin")]
+#[command(after_help = "Examples:\n  \
+    ntt encode --input w.bin --lanes 64 --log-inv-rate 1 --output c.bin\n  \
+    ntt witness --log-n 10 --output - | ntt encode --input - --lanes 4 --log-inv-rate 1 --output c.bin")]
 pub struct EncodeArgs {
     #[command(flatten)]
     witness: WitnessArgs,
-    /// Where to write the codeword (row-major, little-endian u64).
+    /// Where to write the codeword (row-major, little-endian u64); `-` for standard output
+    /// (the report then goes to standard error).
     #[arg(long, value_name = "FILE")]
-    output: PathBuf,
+    output: FileArg,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    json: JsonArgs,
+}
+
+#[derive(Serialize)]
+struct Report {
+    output: String,
+    log_rows: u32,
+    lanes: usize,
+    log_inv_rate: u32,
+    threads: usize,
+    codeword_words: usize,
+    encode_ms: f64,
 }
 
 pub fn run(args: EncodeArgs) -> Result<(), CliError> {
@@ -34,6 +52,7 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
         .try_reserve_exact(words)
         .map_err(|_| CliError::Allocation(shape.codeword_bytes()))?;
     codeword.resize(words, MaybeUninit::uninit());
+    let start = Instant::now();
     encoder.encode(
         &witness,
         w.layout.into(),
@@ -42,10 +61,37 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
         w.log_inv_rate,
         None,
     )?;
-    let codeword: Vec<u64> = codeword
-        .into_iter()
-        // SAFETY: a successful encode wrote every word of the codeword.
-        .map(|word| unsafe { word.assume_init() })
-        .collect();
-    input::write_words(&args.output, &codeword)
+    let encode_ms = start.elapsed().as_secs_f64() * 1e3;
+    // SAFETY: a successful encode wrote every word of the codeword; `MaybeUninit<u64>` and `u64`
+    // have the same size and alignment.
+    let codeword: &[u64] = unsafe { std::slice::from_raw_parts(codeword.as_ptr().cast(), codeword.len()) };
+    files::write_words(&args.output, codeword)?;
+
+    let report = Report {
+        output: args.output.to_string(),
+        log_rows: shape.log_rows(),
+        lanes: w.lanes,
+        log_inv_rate: w.log_inv_rate,
+        threads: encoder.pool().num_workers(),
+        codeword_words: words,
+        encode_ms,
+    };
+    let text = if args.json.json {
+        report::json(&report)?
+    } else {
+        format!(
+            "wrote 2^{} rows x {} lanes ({} bytes) to {} in {:.3} ms\n",
+            report.log_rows,
+            report.lanes,
+            words as u128 * 8,
+            args.output.sink_name(),
+            encode_ms
+        )
+    };
+    if args.output.is_std() {
+        eprint!("{text}");
+        Ok(())
+    } else {
+        files::print(&text)
+    }
 }

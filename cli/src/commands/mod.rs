@@ -7,3 +7,4 @@ pub mod plan;
 pub mod topology;
 pub mod tune;
 pub mod verify;
+pub mod witness;

@@ -1,38 +1,89 @@
 //! `ntt open`: commit to a witness and write a proof for some of its codeword rows.
 
-use crate::args::{EngineArgs, WitnessArgs};
+use crate::args::{EngineArgs, JsonArgs, WitnessArgs};
 use crate::error::CliError;
-use crate::{engine, input};
+use crate::files::{self, FileArg};
+use crate::{commitment_file, engine, input, report};
 use clap::Args;
-use std::path::PathBuf;
+use serde::Serialize;
 
 /// Flags of `ntt open`.
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  \
-    ntt open --input w.bin --lanes 64 --log-inv-rate 1 --rows 3,17 --output p.bin\n  \
-    (prints the root and log-rows that `ntt verify` needs)")]
+    ntt open --input w.bin --lanes 64 --log-inv-rate 1 --rows 3,17 --output p.bin --commitment c.json\n  \
+    ntt verify --commitment c.json --rows 3,17 --proof p.bin")]
 pub struct OpenArgs {
     #[command(flatten)]
     witness: WitnessArgs,
     /// Codeword rows to open, comma-separated.
     #[arg(long, value_name = "LIST", value_parser = input::parse_rows)]
     rows: input::RowList,
-    /// Where to write the proof (the compact binary format of docs/FORMAT.md).
-    #[arg(long, value_name = "PROOF")]
-    output: PathBuf,
+    /// Where to write the proof (the binary format of docs/FORMAT.md); `-` for standard output
+    /// (the report then goes to standard error).
+    #[arg(long, value_name = "FILE")]
+    output: FileArg,
+    /// Also write the commitment (root, log-rows, lanes) as JSON for `ntt verify --commitment`.
+    #[arg(long, value_name = "FILE")]
+    commitment: Option<FileArg>,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    json: JsonArgs,
+}
+
+#[derive(Serialize)]
+struct Report {
+    root: String,
+    log_rows: u32,
+    lanes: usize,
+    log_inv_rate: u32,
+    rows: Vec<usize>,
+    threads: usize,
+    proof_bytes: usize,
+    output: String,
+    commitment: Option<String>,
 }
 
 pub fn run(args: OpenArgs) -> Result<(), CliError> {
+    if args.output.is_std() && args.commitment.as_ref().is_some_and(FileArg::is_std) {
+        return Err(CliError::Input(
+            "--output and --commitment cannot both write standard output (`-`)".to_owned(),
+        ));
+    }
     let w = &args.witness;
     let witness = input::read_words(&w.input)?;
     let committer = engine::committer(args.engine.threads)?.with_expansion(w.expansion.expansion());
     let (commitment, data) = committer.commit(&witness, w.layout.into(), w.lanes, w.log_inv_rate)?;
     let opening = data.open(&args.rows.0)?;
-    input::write_bytes(&args.output, &opening.to_bytes())?;
-    println!("root      {}", hex::encode(commitment.root()));
-    println!("log-rows  {}", commitment.log_rows());
-    println!("lanes     {}", commitment.lanes());
-    Ok(())
+    let proof = opening.to_bytes();
+    files::write_bytes(&args.output, &proof)?;
+    if let Some(arg) = &args.commitment {
+        commitment_file::write(arg, &commitment)?;
+    }
+    let report = Report {
+        root: commitment.root_hex(),
+        log_rows: commitment.log_rows,
+        lanes: commitment.lanes,
+        log_inv_rate: w.log_inv_rate,
+        rows: args.rows.0.clone(),
+        threads: committer.encoder().pool().num_workers(),
+        proof_bytes: proof.len(),
+        output: args.output.to_string(),
+        commitment: args.commitment.as_ref().map(ToString::to_string),
+    };
+    let text = if args.json.json {
+        report::json(&report)?
+    } else {
+        format!(
+            "root      {}\nlog-rows  {}\nlanes     {}\n",
+            report.root, report.log_rows, report.lanes
+        )
+    };
+    let stdout_taken = args.output.is_std() || args.commitment.as_ref().is_some_and(FileArg::is_std);
+    if stdout_taken {
+        eprint!("{text}");
+        Ok(())
+    } else {
+        files::print(&text)
+    }
 }

@@ -1,8 +1,8 @@
 //! `ntt plan`: explain the plan the engine would run for a shape.
 
-use crate::args::{EngineArgs, ExpansionArgs, Layout};
+use crate::args::{EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
-use crate::{engine, what_if};
+use crate::{engine, files, report, what_if};
 use clap::Args;
 use ntt_pcs::{Expansion, Shape};
 
@@ -38,9 +38,8 @@ pub struct PlanArgs {
     /// topology it need not run here. Default: `NTT_BACKEND`, else the best this CPU runs.
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
-    /// Print the plan as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArgs,
 }
 
 /// The codeword shape of a `2^log_n`-word witness in `lanes` lanes (the library's limits).
@@ -79,17 +78,17 @@ pub fn run(args: PlanArgs) -> Result<(), CliError> {
         let topology = what_if::load(&spec)?;
         let workers = args.engine.threads.unwrap_or(topology.cores);
         let plan = what_if::plan(&topology, workers, backend, shape, args.layout.into());
-        if args.json {
+        let text = if args.json.json {
             let mut value = serde_json::to_value(&plan)?;
+            report::workers_as_threads(&mut value);
             if let Some(object) = value.as_object_mut() {
                 object.insert("what_if".to_owned(), serde_json::to_value(spec.to_string())?);
             }
-            println!("{}", serde_json::to_string_pretty(&value)?);
+            report::json(&value)?
         } else {
-            println!("what-if: {spec} (another machine; nothing runs on it)");
-            println!("{plan}");
-        }
-        return Ok(());
+            format!("what-if: {spec} (another machine; nothing runs on it)\n{plan}\n")
+        };
+        return files::print(&text);
     }
     let forced = args
         .topology
@@ -98,15 +97,15 @@ pub fn run(args: PlanArgs) -> Result<(), CliError> {
         .transpose()?;
     let engine = engine::engine_with(args.engine.threads, forced, Some(backend))?;
     let plan = engine.encoder.plan(shape, args.layout.into());
-    if args.json {
+    let text = if args.json.json {
         let mut value = serde_json::to_value(&plan)?;
+        report::workers_as_threads(&mut value);
         if let Some(object) = value.as_object_mut() {
             object.insert("wisdom".to_owned(), serde_json::to_value(&engine.wisdom)?);
         }
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        report::json(&value)?
     } else {
-        println!("{plan}");
-        println!("wisdom: {}", engine.wisdom);
-    }
-    Ok(())
+        format!("{plan}\nwisdom: {}\n", engine.wisdom)
+    };
+    files::print(&text)
 }

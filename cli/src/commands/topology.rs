@@ -1,9 +1,9 @@
 //! `ntt topology`: the machine as the engine sees it, the workers' budgets and the plans they lead to.
 
-use crate::args::EngineArgs;
+use crate::args::{EngineArgs, JsonArgs};
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
-use crate::{engine, what_if};
+use crate::{engine, files, report, what_if};
 use clap::Args;
 use ntt_kernels::{Backend, BackendKind};
 use ntt_pcs::plan::bytes;
@@ -11,6 +11,7 @@ use ntt_pcs::wisdom::WisdomStatus;
 use ntt_pcs::{Encoder, Expansion, MessageLayout};
 use ntt_runtime::{Cache, Provenance, Topology, WorkerBudget, WorkerLayout, WorkerPlacement};
 use serde::Serialize;
+use std::fmt::Write as _;
 
 /// Flags of `ntt topology`.
 #[derive(Debug, Args)]
@@ -32,9 +33,8 @@ pub struct TopologyArgs {
     /// topology it need not run here. Default: `NTT_BACKEND`, else the best this CPU runs.
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArgs,
 }
 
 /// Witness sizes (log2 words) the report plans for.
@@ -59,7 +59,7 @@ struct PlanReport {
     log_n: u32,
     lanes: usize,
     log_inv_rate: u32,
-    workers: usize,
+    threads: usize,
     summary: String,
     plan: serde_json::Value,
 }
@@ -74,6 +74,7 @@ struct Report {
     backend: String,
     /// Kernel backends this CPU (the one running the command) supports.
     backends_supported: Vec<String>,
+    threads: usize,
     workers: Vec<WorkerReport>,
     warnings: Vec<String>,
     wisdom: Option<WisdomStatus>,
@@ -135,6 +136,7 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
             pin_policy: format!("{:?}", pool.pin_policy()).to_lowercase(),
             what_if: None,
             backends_supported: supported_backends(),
+            threads: pool.num_workers(),
             topology,
             backend: backend.name().to_owned(),
             warnings,
@@ -142,16 +144,18 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
             plans,
         }
     };
-    emit(&report, args.json)
+    emit(&report, args.json.json)
 }
 
 fn emit(report: &Report, json: bool) -> Result<(), CliError> {
-    if json {
-        println!("{}", serde_json::to_string_pretty(report)?);
+    let text = if json {
+        report::json(report)?
     } else {
-        print_text(report);
-    }
-    Ok(())
+        let mut out = String::new();
+        print_text(&mut out, report).expect("writing to a String cannot fail");
+        out
+    };
+    files::print(&text)
 }
 
 /// Another machine's report: its workers laid out (not started), and plans for them.
@@ -174,7 +178,7 @@ fn what_if_report(
                 log_n,
                 lanes: REPORT_LANES,
                 log_inv_rate: REPORT_LOG_INV_RATE,
-                workers: n,
+                threads: n,
                 summary: plan.summary(),
                 plan: serde_json::to_value(&plan)?,
             });
@@ -189,6 +193,7 @@ fn what_if_report(
         workers: worker_reports(&layout.placements, &layout.budgets),
         backend: backend.name().to_owned(),
         warnings: topology.warnings.clone(),
+        threads: workers,
         wisdom: None,
         plans,
     })
@@ -204,9 +209,13 @@ fn plans_for(encoder: &Encoder) -> Result<Vec<PlanReport>, CliError> {
                 log_n,
                 lanes: REPORT_LANES,
                 log_inv_rate: REPORT_LOG_INV_RATE,
-                workers: encoder.pool().num_workers(),
+                threads: encoder.pool().num_workers(),
                 summary: plan.summary(),
-                plan: serde_json::to_value(&plan)?,
+                plan: {
+                    let mut plan = serde_json::to_value(&plan)?;
+                    report::workers_as_threads(&mut plan);
+                    plan
+                },
             })
         })
         .collect()
@@ -257,14 +266,15 @@ fn caches_under<'t>(t: &'t Topology, level: u8, within: &[usize]) -> Vec<&'t Cac
     found
 }
 
-fn print_tree(t: &Topology) {
-    println!(
+fn print_tree(out: &mut String, t: &Topology) -> std::fmt::Result {
+    writeln!(
+        out,
         "Machine ({} package(s), {} cores, {} PUs; from {})",
         t.packages,
         t.cores,
         t.pus.len(),
         source(t.source)
-    );
+    )?;
     for package in 0..t.packages {
         let in_package: Vec<usize> = t
             .pus
@@ -272,7 +282,7 @@ fn print_tree(t: &Topology) {
             .filter(|p| p.package == package)
             .map(|p| p.os_index)
             .collect();
-        println!("  Package {package} (PUs {})", cpu_list(&in_package));
+        writeln!(out, "  Package {package} (PUs {})", cpu_list(&in_package))?;
         for node in &t.numa_nodes {
             let pus: Vec<usize> = node
                 .pus
@@ -283,27 +293,30 @@ fn print_tree(t: &Topology) {
             if pus.is_empty() {
                 continue;
             }
-            println!("    NUMA node {} (PUs {})", node.os_index, cpu_list(&pus));
+            writeln!(out, "    NUMA node {} (PUs {})", node.os_index, cpu_list(&pus))?;
             for l3 in caches_under(t, 3, &pus) {
-                println!(
+                writeln!(
+                    out,
                     "      L3 {} (PUs {}) [{}]",
                     bytes(l3.size_bytes as usize),
                     cpu_list(&l3.pus),
                     source(l3.source)
-                );
+                )?;
                 for l2 in caches_under(t, 2, &l3.pus) {
-                    println!(
+                    writeln!(
+                        out,
                         "        L2 {} (PUs {}) [{}]",
                         bytes(l2.size_bytes as usize),
                         cpu_list(&l2.pus),
                         source(l2.source)
-                    );
+                    )?;
                     for l1 in caches_under(t, 1, &l2.pus) {
-                        println!(
+                        writeln!(
+                            out,
                             "          L1d {} [{}]",
                             bytes(l1.size_bytes as usize),
                             source(l1.source)
-                        );
+                        )?;
                         let mut cores: Vec<usize> =
                             l1.pus.iter().filter_map(|&p| t.pu(p)).map(|p| p.core).collect();
                         cores.dedup();
@@ -314,55 +327,46 @@ fn print_tree(t: &Topology) {
                                 .filter(|p| p.core == core)
                                 .map(|p| p.os_index)
                                 .collect();
-                            println!("            Core {core}: PU {}", cpu_list(&pus));
+                            writeln!(out, "            Core {core}: PU {}", cpu_list(&pus))?;
                         }
                     }
                 }
             }
         }
     }
+    Ok(())
 }
 
-/// A steal order, shortened past 8 victims (the JSON has them all).
-fn victims(order: &[usize]) -> String {
-    let shown: Vec<String> = order.iter().take(8).map(usize::to_string).collect();
-    if order.len() > 8 {
-        format!("{} … ({} in all)", shown.join(" "), order.len())
-    } else if shown.is_empty() {
-        "none".to_owned()
-    } else {
-        shown.join(" ")
-    }
-}
-
-fn print_text(r: &Report) {
+fn print_text(out: &mut String, r: &Report) -> std::fmt::Result {
     if let Some(source) = &r.what_if {
-        println!("What-if: {source} (another machine; nothing is pinned or run on it)");
+        writeln!(out, "What-if: {source} (another machine; nothing is pinned or run on it)")?;
     }
-    print_tree(&r.topology);
+    print_tree(out, &r.topology)?;
     if !r.topology.cpu_kinds.is_empty() {
-        println!("CPU kinds (most efficient first; workers take the fastest cores first):");
+        writeln!(out, "CPU kinds (most efficient first; workers take the fastest cores first):")?;
         for kind in &r.topology.cpu_kinds {
-            println!(
+            writeln!(
+                out,
                 "  {} (efficiency {}): PUs {}",
                 kind.core_type.as_deref().unwrap_or("kind"),
                 kind.efficiency.map_or("unknown".to_owned(), |e| e.to_string()),
                 cpu_list(&kind.pus)
-            );
+            )?;
         }
     }
-    println!();
-    println!("Allowed cpuset: {}", cpu_list(&r.allowed_cpuset));
-    println!("Backend planned for: {}", r.backend);
-    println!("Backends this CPU supports: {}", r.backends_supported.join(", "));
-    println!("Workers: {} (pinning: {})", r.workers.len(), r.pin_policy);
+    writeln!(out)?;
+    writeln!(out, "Allowed cpuset: {}", cpu_list(&r.allowed_cpuset))?;
+    writeln!(out, "Backend planned for: {}", r.backend)?;
+    writeln!(out, "Backends this CPU supports: {}", r.backends_supported.join(", "))?;
+    writeln!(out, "Workers: {} (pinning: {})", r.workers.len(), r.pin_policy)?;
     for w in &r.workers {
         let bound = if w.bound_to.is_empty() {
             "not bound".to_owned()
         } else {
             format!("bound to {}", cpu_list(&w.bound_to))
         };
-        println!(
+        writeln!(
+            out,
             "  worker {:>2}: PU {:>3}, core {:>3}, NUMA {}, {bound}; L2 budget {}, L3 budget {}",
             w.index,
             w.cpu,
@@ -370,35 +374,37 @@ fn print_text(r: &Report) {
             w.numa_node,
             bytes(w.l2_bytes),
             bytes(w.l3_bytes)
-        );
-        println!("             steals from {}", victims(&w.steal_order));
+        )?;
+        writeln!(out, "             steals from {}", victims(&w.steal_order))?;
     }
     if r.warnings.is_empty() {
-        println!("Warnings: none");
+        writeln!(out, "Warnings: none")?;
     } else {
-        println!("Warnings:");
+        writeln!(out, "Warnings:")?;
         for w in &r.warnings {
-            println!("  - {w}");
+            writeln!(out, "  - {w}")?;
         }
     }
     match &r.wisdom {
-        Some(wisdom) => println!("Wisdom: {wisdom}"),
-        None => println!("Wisdom: not used (another machine's topology)"),
+        Some(wisdom) => writeln!(out, "Wisdom: {wisdom}")?,
+        None => writeln!(out, "Wisdom: not used (another machine's topology)")?,
     }
-    println!();
-    println!(
+    writeln!(out)?;
+    writeln!(
+        out,
         "Plans ({} lanes, rate 1/{}):",
         REPORT_LANES,
         1 << REPORT_LOG_INV_RATE
-    );
+    )?;
     for p in &r.plans {
-        let who = if p.workers == 1 {
-            "1 worker ".to_owned()
+        let who = if p.threads == 1 {
+            "1 thread ".to_owned()
         } else {
-            format!("{} workers", p.workers)
+            format!("{} threads", p.threads)
         };
-        println!("  2^{} words, {who}: {}", p.log_n, p.summary);
+        writeln!(out, "  2^{} words, {who}: {}", p.log_n, p.summary)?;
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,26 +1,28 @@
 //! `ntt tune`: measure which planner settings run fastest here, and optionally keep them as wisdom.
 
-use crate::args::ExpansionArgs;
+use crate::args::{ExpansionArgs, JsonArgs};
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
+use crate::files::{self, FileArg};
 use crate::tune::measure::interleaved;
 use crate::tune::report::{self, Best, Measured, Setting};
 use crate::tune::sweep::{self, Depth};
-use crate::{engine, input, progress, workload};
+use crate::{engine, progress, report as json_report, workload};
 use clap::Args;
 use ntt_pcs::shape::memory;
 use ntt_pcs::wisdom::{self, ShapeClass, Wisdom, WisdomEntry};
 use ntt_pcs::{Committer, Encoder, Expansion, MessageLayout, PlanConfig};
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Flags of `ntt tune`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
     ntt tune                                 # 2^20..2^24 words, 1 and all workers (< 2 minutes)\n  \
-    ntt tune --full --out tune-results       # a wider sweep, more repeats\n  \
+    ntt tune --full --output tune-results    # a wider sweep, more repeats\n  \
     ntt tune --log-n 22 --threads 2 --save   # keep the best settings as wisdom\n\
-Writes measurements.csv, measurements.json, summary.json and plot.svg to --out.")]
+Writes measurements.csv, measurements.json, summary.json and plot.svg to --output.")]
 pub struct TuneArgs {
     /// Witness sizes to tune, as log2 words (comma-separated).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -37,20 +39,24 @@ pub struct TuneArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     threads: Option<Vec<usize>>,
     /// Timed rounds per configuration.
-    #[arg(long, value_name = "K")]
-    repeats: Option<usize>,
+    #[arg(long, alias = "repeats", value_name = "K")]
+    repeat: Option<usize>,
     /// A wider sweep: more budgets, every residue count, streaming on and off, more rounds.
     #[arg(long)]
     full: bool,
-    /// Directory for the CSV, JSON and plot.
-    #[arg(long, value_name = "DIR", default_value = "ntt-tune")]
-    out: PathBuf,
+    /// Directory for the CSV, JSON and plot (each file is replaced whole, never left partial).
+    #[arg(long, alias = "out", value_name = "DIR", default_value = "ntt-tune")]
+    output: PathBuf,
     /// Save the best settings per shape as wisdom (see `NTT_WISDOM`).
     #[arg(long)]
     save: bool,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArgs,
+}
+
+#[derive(Serialize)]
+struct Measurements<'a> {
+    measurements: &'a [Measured],
 }
 
 #[derive(Serialize)]
@@ -62,6 +68,11 @@ struct Summary<'a> {
 }
 
 pub fn run(args: TuneArgs) -> Result<(), CliError> {
+    if args.output.as_os_str() == "-" {
+        return Err(CliError::Input(
+            "--output names the directory for tune's files; `-` cannot be one".to_owned(),
+        ));
+    }
     let depth = if args.full { Depth::Full } else { Depth::Default };
     let log_ns = args.log_n.clone().unwrap_or_else(|| {
         if args.full {
@@ -70,13 +81,31 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
             vec![20, 22, 24]
         }
     });
-    let rounds = args.repeats.unwrap_or(if args.full { 9 } else { 5 });
+    let rounds = args.repeat.unwrap_or(if args.full { 9 } else { 5 });
     if rounds == 0 {
-        return Err(CliError::Input("--repeats must be at least 1".to_owned()));
+        return Err(CliError::Input("--repeat must be at least 1".to_owned()));
+    }
+    // Everything that can be refused is refused before the first measurement.
+    for &log_n in &log_ns {
+        let shape = shape_for(log_n, args.lanes, args.log_inv_rate, args.expansion.expansion())?;
+        let codeword_bytes = shape.codeword_bytes();
+        memory::ensure_available(
+            "the witness and codeword",
+            (codeword_bytes >> shape.log_inv_rate()) + codeword_bytes,
+        )?;
     }
     let all = engine::bare_encoder(None)?.pool().num_workers();
     let mut worker_counts = args.threads.clone().unwrap_or_else(|| vec![1, all]);
     worker_counts.dedup();
+    if let Some(&bad) = worker_counts
+        .iter()
+        .find(|&&w| w == 0 || w > ntt_runtime::MAX_WORKERS)
+    {
+        return Err(CliError::Input(format!(
+            "invalid worker count: --threads {bad} (1 to {} are supported)",
+            ntt_runtime::MAX_WORKERS
+        )));
+    }
     let mut results: Vec<Measured> = Vec::new();
     let mut topology = None;
     for &workers in &worker_counts {
@@ -90,33 +119,27 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
                 log_n,
                 lanes: args.lanes,
                 log_inv_rate: args.log_inv_rate,
-                workers,
+                threads: workers,
             };
-            results.extend(measure_setting(
-                &base,
-                setting,
-                shape,
-                &candidates,
-                rounds,
-                args.json,
-            )?);
+            results.extend(measure_setting(&base, setting, shape, &candidates, rounds)?);
         }
     }
     let best = report::best_per_setting(&results);
-    std::fs::create_dir_all(&args.out).map_err(|source| CliError::Write {
-        path: args.out.clone(),
+    std::fs::create_dir_all(&args.output).map_err(|source| CliError::Write {
+        what: format!("`{}`", args.output.display()),
         source,
     })?;
-    input::write_bytes(
-        &args.out.join("measurements.csv"),
-        report::csv(&results).as_bytes(),
+    let file = |name: &str| FileArg::Path(args.output.join(name));
+    files::write_bytes(&file("measurements.csv"), report::csv(&results).as_bytes())?;
+    files::write_bytes(
+        &file("measurements.json"),
+        json_report::json(&Measurements {
+            measurements: &results,
+        })?
+        .as_bytes(),
     )?;
-    input::write_bytes(
-        &args.out.join("measurements.json"),
-        serde_json::to_string_pretty(&results)?.as_bytes(),
-    )?;
-    report::plot(&results, &args.out.join("plot.svg"))
-        .map_err(|e| CliError::Input(format!("cannot draw the plot: {e}")))?;
+    let svg = report::plot(&results).map_err(|e| CliError::System(format!("cannot draw the plot: {e}")))?;
+    files::write_bytes(&file("plot.svg"), svg.as_bytes())?;
 
     let topology = topology.expect("at least one worker count ran");
     let saved_to = if args.save {
@@ -136,15 +159,14 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
         best: &best,
         saved_to: saved_to.as_ref().map(|p| p.display().to_string()),
     };
-    input::write_bytes(
-        &args.out.join("summary.json"),
-        serde_json::to_string_pretty(&summary)?.as_bytes(),
-    )?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+    let summary_json = json_report::json(&summary)?;
+    files::write_bytes(&file("summary.json"), summary_json.as_bytes())?;
+    let text = if args.json.json {
+        summary_json
     } else {
-        print_summary(&summary, &results, &args.out);
-    }
+        summary_text(&summary, &results, &args.output)
+    };
+    files::print(&text)?;
     Ok(())
 }
 
@@ -155,7 +177,6 @@ fn measure_setting(
     shape: ntt_pcs::Shape,
     candidates: &[sweep::Candidate],
     rounds: usize,
-    json: bool,
 ) -> Result<Vec<Measured>, CliError> {
     let mut distinct: Vec<(sweep::Candidate, Encoder, String, String)> = Vec::new();
     for c in candidates {
@@ -178,7 +199,12 @@ fn measure_setting(
         .map(|(_, encoder, _, _)| Committer::new(encoder.clone()).with_buffer_cap(0))
         .collect();
     let mut buffer = Some(Vec::new());
-    let bar = progress::bar((distinct.len() * rounds) as u64, json, &setting.name());
+    progress::status(&format!(
+        "tune: {}: {} plan(s) x {rounds} round(s)",
+        setting.name(),
+        distinct.len()
+    ));
+    let bar = progress::bar((distinct.len() * rounds) as u64, &setting.name());
     let samples = interleaved(
         distinct.len(),
         rounds,
@@ -231,25 +257,27 @@ fn save_wisdom(
             PlanConfig::default()
         };
         kept.insert(WisdomEntry {
-            class: ShapeClass::of(shape, b.setting.workers),
+            class: ShapeClass::of(shape, b.setting.threads),
             config,
             speedup: b.speedup,
             significant: b.significant,
         });
     }
     kept.save(&path).map_err(|source| CliError::Write {
-        path: path.clone(),
+        what: format!("`{}`", path.display()),
         source,
     })?;
     Ok(path)
 }
 
-fn print_summary(s: &Summary<'_>, results: &[Measured], out: &std::path::Path) {
-    println!("{} (topology fingerprint {})", s.cpu_model, s.fingerprint);
+fn summary_text(s: &Summary<'_>, results: &[Measured], dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} (topology fingerprint {})", s.cpu_model, s.fingerprint);
     for b in s.best {
-        println!("\n{}", b.setting.name());
+        let _ = writeln!(out, "\n{}", b.setting.name());
         for r in results.iter().filter(|r| r.setting == b.setting) {
-            println!(
+            let _ = writeln!(
+                out,
                 "  {:<24} {:>9.3} ms  [{:.3} .. {:.3}]  {}",
                 r.candidate.label, r.ms.median, r.ms.min, r.ms.max, r.plan
             );
@@ -259,16 +287,19 @@ fn print_summary(s: &Summary<'_>, results: &[Measured], out: &std::path::Path) {
         } else {
             "within the spread"
         };
-        println!(
+        let _ = writeln!(
+            out,
             "  best: {} at {:.3} ms, {:.3}x the default ({verdict})",
             b.best, b.best_ms, b.speedup
         );
     }
-    println!(
+    let _ = writeln!(
+        out,
         "\nwrote {}/measurements.csv, measurements.json, summary.json, plot.svg",
-        out.display()
+        dir.display()
     );
     if let Some(p) = &s.saved_to {
-        println!("saved wisdom to {p}");
+        let _ = writeln!(out, "saved wisdom to {p}");
     }
+    out
 }

@@ -1,45 +1,233 @@
-//! `ntt verify`: check an opening proof against a root and print the opened rows.
+//! `ntt verify`: check an opening proof against a commitment and print the opened rows.
 
+use crate::args::JsonArgs;
 use crate::error::CliError;
-use crate::input;
+use crate::files::{self, FileArg};
+use crate::{commitment_file, input, memory, report};
 use clap::Args;
-use ntt_pcs::{CodewordShape, Commitment, Opening, ShapeError};
-use std::path::PathBuf;
+use ntt_pcs::{Commitment, Opening, VerifyError};
+use serde::Serialize;
+use std::fmt::Write as _;
 
 /// Flags of `ntt verify`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  \
+#[command(after_help = "Examples:\n  \
+    ntt verify --commitment c.json --rows 3,17 --proof p.bin\n  \
     ntt verify --root 5e1f...c3 --lanes 64 --log-rows 17 --rows 3,17 --proof p.bin\n\
-    Exit status: 0 when the proof holds, 1 when it does not, 2 for bad input.")]
+The root does not bind the shape: take --lanes and --log-rows (or the commitment file) from a\n\
+source you trust, not from the prover.\n\
+Exit status: 0 when the proof holds, 1 when it does not, 2 for bad input.")]
 pub struct VerifyArgs {
+    /// The commitment as JSON (`ntt open --commitment`); `-` reads standard input. Given with
+    /// --lanes or --log-rows, those must agree with it.
+    #[arg(long, value_name = "FILE", required_unless_present = "root")]
+    commitment: Option<FileArg>,
     /// The commitment root, 64 hex digits.
-    #[arg(long, value_name = "HEX", value_parser = input::parse_root)]
-    root: [u8; 32],
+    #[arg(long, value_name = "HEX", value_parser = input::parse_root, conflicts_with = "commitment")]
+    root: Option<[u8; 32]>,
     /// Lanes per row.
     #[arg(long, value_name = "N")]
-    lanes: usize,
+    lanes: Option<usize>,
     /// Log2 of the codeword row count.
     #[arg(long, value_name = "D")]
-    log_rows: u32,
+    log_rows: Option<u32>,
     /// The opened rows, comma-separated, as given to `ntt open`.
     #[arg(long, value_name = "LIST", value_parser = input::parse_rows)]
     rows: input::RowList,
-    /// The proof file written by `ntt open`.
-    #[arg(long, value_name = "PROOF")]
-    proof: PathBuf,
+    /// The proof file written by `ntt open`; `-` reads standard input.
+    #[arg(long, value_name = "FILE")]
+    proof: FileArg,
+    #[command(flatten)]
+    json: JsonArgs,
+}
+
+#[derive(Serialize)]
+struct Report {
+    holds: bool,
+    root: String,
+    log_rows: u32,
+    lanes: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    rows: Vec<OpenedRow>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+#[derive(Serialize)]
+struct OpenedRow {
+    index: usize,
+    /// The row's words as 16 hex digits each.
+    words: Vec<String>,
 }
 
 pub fn run(args: VerifyArgs) -> Result<(), CliError> {
-    // The shape is an argument: outside the limits it is bad input, not a rejected proof.
-    let shape = CodewordShape::new(args.log_rows, args.lanes).map_err(ShapeError::from)?;
-    let bytes = input::read_bytes(&args.proof)?;
+    files::one_stdin(&[
+        ("--commitment", args.commitment.as_ref()),
+        ("--proof", Some(&args.proof)),
+    ])?;
+    let commitment = trusted_commitment(&args)?;
+    let rows = &args.rows.0;
+    check_arguments(&commitment, rows)?;
+    let bytes = files::read_bounded(
+        &args.proof,
+        max_proof_bytes(&commitment, rows.len()).min(memory::available_bytes().unwrap_or(u64::MAX)),
+        &format!(
+            "an opening of {} row(s) of 2^{} rows x {} lanes",
+            rows.len(),
+            commitment.log_rows,
+            commitment.lanes
+        ),
+    )?;
     let opening = Opening::from_bytes(&bytes)?;
-    let commitment = Commitment::new(args.root, shape);
-    let rows = ntt_pcs::verify(&commitment, &args.rows.0, &opening)?;
-    println!("proof holds for {} row(s)", rows.len());
-    for (index, row) in args.rows.0.iter().zip(&rows) {
-        let words: Vec<String> = row.iter().map(|w| format!("{w:016x}")).collect();
-        println!("row {index}: {}", words.join(" "));
+    let mut report = Report {
+        holds: false,
+        root: commitment.root_hex(),
+        log_rows: commitment.log_rows,
+        lanes: commitment.lanes,
+        rows: Vec::new(),
+        reason: None,
+    };
+    let opened = match ntt_pcs::verify(&commitment, rows, &opening) {
+        Ok(opened) => opened,
+        Err(e) => {
+            let err = argument_error(e);
+            if args.json.json && err.exit_code() == crate::error::EXIT_REJECTED {
+                report.reason = Some(err.to_string());
+                files::print(&report::json(&report)?)?;
+            }
+            return Err(err);
+        }
+    };
+    report.holds = true;
+    report.rows = rows
+        .iter()
+        .zip(&opened)
+        .map(|(&index, row)| OpenedRow {
+            index,
+            words: row.iter().map(|w| format!("{w:016x}")).collect(),
+        })
+        .collect();
+    let text = if args.json.json {
+        report::json(&report)?
+    } else {
+        let mut out = format!("proof holds for {} row(s)\n", report.rows.len());
+        for row in &report.rows {
+            let _ = writeln!(out, "row {}: {}", row.index, row.words.join(" "));
+        }
+        out
+    };
+    files::print(&text)
+}
+
+/// The commitment from the file or the flags; flags given with a file must agree with it.
+fn trusted_commitment(args: &VerifyArgs) -> Result<Commitment, CliError> {
+    let Some(arg) = &args.commitment else {
+        let (Some(root), Some(lanes), Some(log_rows)) = (args.root, args.lanes, args.log_rows) else {
+            return Err(CliError::Input(
+                "give --commitment FILE, or --root with --lanes and --log-rows".to_owned(),
+            ));
+        };
+        return Ok(Commitment {
+            root,
+            log_rows,
+            lanes,
+        });
+    };
+    let commitment = commitment_file::read(arg)?;
+    let disagree = |flag: &str, given: String, found: String| {
+        CliError::Input(format!(
+            "{flag} {given} disagrees with {} ({found})",
+            arg.source_name()
+        ))
+    };
+    if let Some(lanes) = args.lanes.filter(|&l| l != commitment.lanes) {
+        return Err(disagree(
+            "--lanes",
+            lanes.to_string(),
+            format!("{} lanes", commitment.lanes),
+        ));
+    }
+    if let Some(log_rows) = args.log_rows.filter(|&d| d != commitment.log_rows) {
+        return Err(disagree(
+            "--log-rows",
+            log_rows.to_string(),
+            format!("2^{} rows", commitment.log_rows),
+        ));
+    }
+    Ok(commitment)
+}
+
+/// The shape and rows must describe a codeword that can exist before any proof is read: these
+/// are the verifier's own arguments, so a mistake in them is bad input (2), not a rejection (1).
+fn check_arguments(c: &Commitment, rows: &[usize]) -> Result<(), CliError> {
+    if c.lanes == 0 {
+        return Err(CliError::Input("--lanes must be at least 1".to_owned()));
+    }
+    // The library's one set of codeword limits.
+    ntt_pcs::CodewordShape::new(c.log_rows, c.lanes)
+        .map_err(|e| CliError::Input(format!("--log-rows {} with --lanes {}: {e}", c.log_rows, c.lanes)))?;
+    let n_rows = 1u64 << c.log_rows;
+    if let Some(&row) = rows.iter().find(|&&r| r as u64 >= n_rows) {
+        return Err(CliError::Input(format!(
+            "--rows: row {row} is past the end of a codeword of 2^{} = {n_rows} rows",
+            c.log_rows
+        )));
     }
     Ok(())
+}
+
+/// Verifier errors about its own arguments are bad input; the rest say the proof does not hold.
+fn argument_error(e: VerifyError) -> CliError {
+    match e {
+        VerifyError::BadShape { .. } | VerifyError::NoRows | VerifyError::RowOutOfRange { .. } => {
+            CliError::Input(format!("bad verifier arguments: {e}"))
+        }
+        other => CliError::Verify(other),
+    }
+}
+
+/// The largest proof an opening of `q` rows of this codeword can be (docs/FORMAT.md): the
+/// header, the row indices, the chunks covering each row (a row plus at most one partial chunk on
+/// each side), and at most two sibling chaining values per tree level per row.
+fn max_proof_bytes(c: &Commitment, q: usize) -> u64 {
+    const HEADER: u128 = 44;
+    const CHUNK: u128 = 1024;
+    const MAX_LEVELS: u128 = 64;
+    let q = q as u128;
+    let row_bytes = c.lanes as u128 * 8;
+    let codeword = (1u128 << c.log_rows.min(63)) * row_bytes;
+    let chunks = (q * (row_bytes + 2 * CHUNK)).min(codeword);
+    let siblings = q * 2 * MAX_LEVELS * 32;
+    u64::try_from(HEADER + 8 * q + chunks + siblings).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_honest_proof_fits_the_bound() {
+        let words: Vec<u64> = (0..7u64 << 7)
+            .map(|w| w.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let (commitment, prover) = ntt_pcs::commit::commit_codeword(words, 7).unwrap();
+        let rows = [3, 127, 0, 3, 64];
+        let proof = prover.open(&rows).unwrap().to_bytes();
+        assert!(proof.len() as u64 <= max_proof_bytes(&commitment, rows.len()));
+        assert!(max_proof_bytes(&commitment, 1) < 1 << 20);
+    }
+
+    #[test]
+    fn impossible_shapes_and_rows_are_argument_errors() {
+        let c = |log_rows, lanes| Commitment {
+            root: [0; 32],
+            log_rows,
+            lanes,
+        };
+        assert!(check_arguments(&c(4, 0), &[1]).is_err());
+        assert!(check_arguments(&c(64, 1), &[1]).is_err());
+        assert!(check_arguments(&c(60, 8), &[1]).is_err());
+        assert!(check_arguments(&c(4, 2), &[16]).is_err());
+        assert!(check_arguments(&c(4, 2), &[15]).is_ok());
+    }
 }

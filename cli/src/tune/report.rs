@@ -5,7 +5,6 @@ use crate::stats::Spread;
 use plotters::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::path::Path;
 use std::time::Duration;
 
 /// The shape and worker count one group of candidates ran at.
@@ -14,17 +13,17 @@ pub struct Setting {
     pub log_n: u32,
     pub lanes: usize,
     pub log_inv_rate: u32,
-    pub workers: usize,
+    pub threads: usize,
 }
 
 impl Setting {
     pub fn name(&self) -> String {
         format!(
-            "2^{} words, {} lanes, rate 1/{}, {} worker(s)",
+            "2^{} words, {} lanes, rate 1/{}, {} thread(s)",
             self.log_n,
             self.lanes,
             1u32 << self.log_inv_rate,
-            self.workers
+            self.threads
         )
     }
 }
@@ -98,7 +97,7 @@ pub fn best_per_setting(results: &[Measured]) -> Vec<Best> {
 /// One row per sample.
 pub fn csv(results: &[Measured]) -> String {
     let mut out = String::from(
-        "log_n,lanes,log_inv_rate,workers,label,family,l2_bytes,l3_bytes,wide,log_residues,deep,round,ms\n",
+        "log_n,lanes,log_inv_rate,threads,label,family,l2_bytes,l3_bytes,wide,log_residues,deep,round,ms\n",
     );
     for r in results {
         let c = &r.candidate.config;
@@ -110,7 +109,7 @@ pub fn csv(results: &[Measured]) -> String {
                 r.setting.log_n,
                 r.setting.lanes,
                 r.setting.log_inv_rate,
-                r.setting.workers,
+                r.setting.threads,
                 r.candidate.label,
                 r.candidate.family,
                 opt(c.l2_bytes.map(|v| v.to_string())),
@@ -125,8 +124,14 @@ pub fn csv(results: &[Measured]) -> String {
 }
 
 /// Median time against L2 budget for the narrow and wide families (one panel per setting),
-/// with the default's median as a horizontal reference line.
-pub fn plot(results: &[Measured], path: &Path) -> Result<(), String> {
+/// with the default's median as a horizontal reference line, as an SVG document.
+pub fn plot(results: &[Measured]) -> Result<String, String> {
+    let mut svg = String::new();
+    draw(results, &mut svg)?;
+    Ok(svg)
+}
+
+fn draw(results: &[Measured], svg: &mut String) -> Result<(), String> {
     let mut settings: Vec<Setting> = Vec::new();
     for r in results {
         if !settings.contains(&r.setting) {
@@ -135,7 +140,7 @@ pub fn plot(results: &[Measured], path: &Path) -> Result<(), String> {
     }
     let cols = settings.len().clamp(1, 2);
     let rows = settings.len().div_ceil(cols).max(1);
-    let root = SVGBackend::new(path, (640 * cols as u32, 420 * rows as u32)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (640 * cols as u32, 420 * rows as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     for (panel, setting) in root.split_evenly((rows, cols)).iter().zip(&settings) {
         let group: Vec<&Measured> = results.iter().filter(|r| r.setting == *setting).collect();
@@ -227,7 +232,7 @@ mod tests {
             log_n: 10,
             lanes: 4,
             log_inv_rate: 1,
-            workers: 1,
+            threads: 1,
         };
         let samples: Vec<Duration> = ms.iter().map(|&m| Duration::from_millis(m)).collect();
         let config = PlanConfig {
@@ -269,10 +274,7 @@ mod tests {
             measured("n", Family::Narrow, &[1, 2]),
         ];
         assert_eq!(csv(&results).lines().count(), 1 + 4);
-        let path = std::env::temp_dir().join(format!("ntt-plot-{}.svg", std::process::id()));
-        plot(&results, &path).unwrap();
-        let svg = std::fs::read_to_string(&path).unwrap();
+        let svg = plot(&results).unwrap();
         assert!(svg.contains("<svg") && svg.contains("narrow"));
-        let _ = std::fs::remove_file(path);
     }
 }

@@ -113,19 +113,33 @@ impl Run<'_> {
     }
 
     /// Runs every pass of the forward transform.
+    /// Each pass is a `debug` span, so `NTT_LOG=debug` shows what every pass took.
     pub(crate) fn forward(&self, pool: &ThreadPool) -> Result<(), RunError> {
+        let _span =
+            tracing::debug_span!("forward", log_rows = self.log_rows(), lanes = self.lanes()).entered();
         if self.plan.replicate_only {
+            let _pass = tracing::debug_span!("replicate_pass").entered();
             self.replicate(pool)?;
         }
         for pass in &self.plan.gathered {
+            let _pass = tracing::debug_span!(
+                "gathered_pass",
+                first_layer = pass.first_layer,
+                end_layer = pass.end_layer(),
+                groups = pass.groups
+            )
+            .entered();
             self.gathered(pool, pass)?;
         }
         if let Some(deep) = &self.plan.deep {
+            let _pass = tracing::debug_span!("deep_pass", first_layer = deep.first_layer, tasks = deep.tasks)
+                .entered();
             self.deep(pool, deep)?;
         }
         if !self.plan.sink.fused
             && let Some(sink) = self.sink
         {
+            let _pass = tracing::debug_span!("sink_pass").entered();
             self.sink_blocks(pool, sink)?;
         }
         Ok(())
