@@ -85,7 +85,6 @@ fn sum_bits(coeffs: &[u64], mut bits: u64) -> u64 {
     acc
 }
 
-
 /// Twiddles of consecutive blocks with one addition per step.
 ///
 /// Walks Σ_j bit_j(b)·c_j with c_j = row_depth[offset + j]. Going from block b to b + 1 clears
@@ -277,5 +276,4 @@ mod tests {
             }
         }
     }
-
 }

@@ -25,9 +25,8 @@ impl Units {
     /// The units for rows of `lanes` words, `workers` workers with `budgets` (none reported:
     /// [`FALLBACK_BUDGET`]), overridden by `config`'s forced sizes.
     pub(crate) fn new(lanes: usize, workers: usize, budgets: &[WorkerBudget], config: &PlanConfig) -> Self {
-        let smallest = |f: fn(&WorkerBudget) -> usize, fallback: usize| {
-            budgets.iter().map(f).min().unwrap_or(fallback)
-        };
+        let smallest =
+            |f: fn(&WorkerBudget) -> usize, fallback: usize| budgets.iter().map(f).min().unwrap_or(fallback);
         let min_l2 = smallest(|b| b.l2_bytes, FALLBACK_BUDGET.l2_bytes);
         let min_l3 = smallest(|b| b.l3_bytes, FALLBACK_BUDGET.l3_bytes);
         let max_l3 = budgets
@@ -79,7 +78,10 @@ mod tests {
     fn units_follow_the_smallest_worker() {
         let b = [budget(2 << 20, 32 << 20), budget(1 << 20, 16 << 20)];
         let u = Units::new(64, 2, &b, &PlanConfig::default());
-        assert_eq!((u.l2_bytes, u.l3_bytes, u.llc_bytes), (1 << 20, 8 << 20, 64 << 20));
+        assert_eq!(
+            (u.l2_bytes, u.l3_bytes, u.llc_bytes),
+            (1 << 20, 8 << 20, 64 << 20)
+        );
         // 1 MiB / 512 B per row = 2^11 rows; 8 MiB = 2^14 rows, within 2× the L2 layers.
         assert_eq!((u.log_fit_l2, u.log_fit_l3), (11, 14));
         assert_eq!(u.residues_that_fit(64, 8), 3);

@@ -104,10 +104,16 @@ mod tests {
     fn l2_and_l3_sub_blocks() {
         let u = units();
         let l2 = deep_pass((64, 20, 1), 9, Source::Buffer, &u).expect("layers left");
-        assert_eq!((l2.log_sub_rows, l2.budget, l2.tasks), (11, DeepBudget::L2, 1 << 9));
+        assert_eq!(
+            (l2.log_sub_rows, l2.budget, l2.tasks),
+            (11, DeepBudget::L2, 1 << 9)
+        );
         let l3 = deep_pass((64, 20, 1), 6, Source::Buffer, &u).expect("layers left");
         // 2^14-row sub-blocks: 3 inner layers of 2^8 residues (capped at 64), then 2^11 pieces.
-        assert_eq!((l3.budget, l3.inner_log_group_rows, l3.inner_log_residues), (DeepBudget::L3, 3, 6));
+        assert_eq!(
+            (l3.budget, l3.inner_log_group_rows, l3.inner_log_residues),
+            (DeepBudget::L3, 3, 6)
+        );
         assert_eq!(l3.log_piece_rows(), 11);
         assert_eq!(deep_pass((64, 20, 1), 20, Source::Buffer, &u), None);
         // A message-fed task stays in its replica: deep start 2 after r = 1 leaves 2^1 subs.
@@ -119,9 +125,27 @@ mod tests {
     fn sink_blocks_follow_the_deep_pass() {
         let u = units();
         let l3 = deep_pass((64, 20, 1), 6, Source::Buffer, &u);
-        assert_eq!(sink_plan(l3.as_ref(), 20, 1), SinkPlan { log_block_rows: 11, fused: true });
+        assert_eq!(
+            sink_plan(l3.as_ref(), 20, 1),
+            SinkPlan {
+                log_block_rows: 11,
+                fused: true
+            }
+        );
         let l2 = deep_pass((64, 20, 1), 9, Source::Buffer, &u);
-        assert_eq!(sink_plan(l2.as_ref(), 20, 1), SinkPlan { log_block_rows: 11, fused: true });
-        assert_eq!(sink_plan(None, 20, 2), SinkPlan { log_block_rows: 17, fused: false });
+        assert_eq!(
+            sink_plan(l2.as_ref(), 20, 1),
+            SinkPlan {
+                log_block_rows: 11,
+                fused: true
+            }
+        );
+        assert_eq!(
+            sink_plan(None, 20, 2),
+            SinkPlan {
+                log_block_rows: 17,
+                fused: false
+            }
+        );
     }
 }

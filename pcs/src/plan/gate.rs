@@ -44,11 +44,9 @@ impl core::fmt::Display for GateReason {
             Self::Forced => f.write_str("forced by the plan config"),
             Self::NoGatheredPass => f.write_str("no gathered pass"),
             Self::WholeBlocks => f.write_str("the first pass's groups are whole blocks"),
-            Self::FillL2 { log_residues } => write!(
-                f,
-                "{} adjacent residues fit the L2 unit",
-                1u64 << log_residues
-            ),
+            Self::FillL2 { log_residues } => {
+                write!(f, "{} adjacent residues fit the L2 unit", 1u64 << log_residues)
+            }
             Self::PageRuns { log_residues } => write!(
                 f,
                 "{} adjacent residues make page-long rows (group up to 2× the L2 unit)",
@@ -96,10 +94,7 @@ pub(crate) fn gate(lanes: usize, first: Option<(u32, u32)>, units: &Units, confi
             reason: GateReason::Forced,
         };
     }
-    let narrow = |reason| Gate {
-        wide: false,
-        reason,
-    };
+    let narrow = |reason| Gate { wide: false, reason };
     let Some((g, log_step)) = first else {
         return narrow(GateReason::NoGatheredPass);
     };
@@ -158,26 +153,65 @@ mod tests {
         let u = units();
         let cfg = PlanConfig::default();
         let gate_for = |lanes, first| gate(lanes, first, &u, &cfg);
-        assert_eq!(gate_for(64, None), Gate { wide: false, reason: GateReason::NoGatheredPass });
-        assert_eq!(gate_for(64, Some((8, 0))), Gate { wide: false, reason: GateReason::WholeBlocks });
+        assert_eq!(
+            gate_for(64, None),
+            Gate {
+                wide: false,
+                reason: GateReason::NoGatheredPass
+            }
+        );
+        assert_eq!(
+            gate_for(64, Some((8, 0))),
+            Gate {
+                wide: false,
+                reason: GateReason::WholeBlocks
+            }
+        );
         assert_eq!(
             gate_for(64, Some((11, 8))),
-            Gate { wide: true, reason: GateReason::PageRuns { log_residues: 1 } }
+            Gate {
+                wide: true,
+                reason: GateReason::PageRuns { log_residues: 1 }
+            }
         );
         assert_eq!(
             gate_for(64, Some((8, 8))),
-            Gate { wide: true, reason: GateReason::FillL2 { log_residues: 3 } }
+            Gate {
+                wide: true,
+                reason: GateReason::FillL2 { log_residues: 3 }
+            }
         );
         assert_eq!(
             gate_for(1024, Some((7, 8))),
-            Gate { wide: false, reason: GateReason::RowsLongEnough }
+            Gate {
+                wide: false,
+                reason: GateReason::RowsLongEnough
+            }
         );
-        assert_eq!(gate_for(1024, Some((8, 8))), Gate { wide: false, reason: GateReason::NoRoom });
+        assert_eq!(
+            gate_for(1024, Some((8, 8))),
+            Gate {
+                wide: false,
+                reason: GateReason::NoRoom
+            }
+        );
         let forced = PlanConfig {
             wide: Some(true),
             ..PlanConfig::default()
         };
-        assert_eq!(gate(64, None, &u, &forced), Gate { wide: true, reason: GateReason::Forced });
-        assert_eq!(GateReason::PageRuns { log_residues: 3 }.to_string().split(' ').next(), Some("8"));
+        assert_eq!(
+            gate(64, None, &u, &forced),
+            Gate {
+                wide: true,
+                reason: GateReason::Forced
+            }
+        );
+        assert_eq!(
+            GateReason::PageRuns { log_residues: 3 }
+                .to_string()
+                .split(' ')
+                .next(),
+            Some("8")
+        );
     }
 }

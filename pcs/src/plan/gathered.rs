@@ -48,7 +48,11 @@ pub(crate) fn pass_residues(
 ) -> u32 {
     let mut log_r = if gate.wide {
         let derived = wide_residues(geo.lanes, g, units);
-        let derived = if config.wide == Some(true) { derived.max(3) } else { derived };
+        let derived = if config.wide == Some(true) {
+            derived.max(3)
+        } else {
+            derived
+        };
         config.log_residues.unwrap_or(derived).min(log_step)
     } else {
         0
@@ -174,8 +178,14 @@ mod tests {
     #[test]
     fn passes_chain_their_layers_and_sources() {
         let p = gathered_passes(&geo(2), 1, &[9, 9], &WIDE, &units(), &PlanConfig::default());
-        assert_eq!((p[0].first_layer, p[1].first_layer, p[1].end_layer()), (1, 10, 19));
-        assert_eq!((p[0].source, p[0].gather), (Source::MessageLanes, Gather::Transposed));
+        assert_eq!(
+            (p[0].first_layer, p[1].first_layer, p[1].end_layer()),
+            (1, 10, 19)
+        );
+        assert_eq!(
+            (p[0].source, p[0].gather),
+            (Source::MessageLanes, Gather::Transposed)
+        );
         assert_eq!((p[1].source, p[1].gather), (Source::Buffer, Gather::Fused));
         assert_eq!(p[1].log_step, 24 - 19);
         assert_eq!(p[1].groups, (1 << 10) << (5 - p[1].log_residues));

@@ -42,9 +42,9 @@ pub use gate::GateReason;
 pub use gathered::Gather;
 
 use crate::shape::{MessageLayout, Shape};
-use ntt_kernels::{Backend, BackendKind};
 use budget::Units;
 use gathered::Geometry;
+use ntt_kernels::{Backend, BackendKind};
 use ntt_runtime::WorkerBudget;
 use serde::{Deserialize, Serialize};
 
@@ -265,10 +265,7 @@ pub fn plan_for(
     };
     let min_deep = placement::min_deep_start(log_d, start, deep_fit, workers);
     let placement = placement::place_layers(start, log_d, min_deep, units.log_fit_l2);
-    let first_pass = placement
-        .split
-        .first()
-        .map(|&g| (g, log_d - start - g));
+    let first_pass = placement.split.first().map(|&g| (g, log_d - start - g));
     let gate = gate::gate(n, first_pass, &units, config);
     let geometry = Geometry {
         lanes: n,
@@ -277,7 +274,11 @@ pub fn plan_for(
         message,
     };
     let gathered = gathered::gathered_passes(&geometry, start, &placement.split, &gate, &units, config);
-    let deep_source = if gathered.is_empty() { message } else { Source::Buffer };
+    let deep_source = if gathered.is_empty() {
+        message
+    } else {
+        Source::Buffer
+    };
     let deep = deep::deep_pass((n, log_d, start), placement.deep_start, deep_source, &units);
     let sink = deep::sink_plan(deep.as_ref(), log_d, workers);
 

@@ -16,7 +16,12 @@ pub(crate) struct Placement {
 /// DRAM (a buffer inside the LLC is swept at cache speed either way) and it saves a whole
 /// gathered sweep of the `layers` that run; it keeps one gathered pass, which reads the message,
 /// so the L3 sub-blocks never stage the message in scratch.
-pub(crate) fn deep_budget(layers: u32, codeword_bytes: usize, units: &Units, config: &PlanConfig) -> DeepBudget {
+pub(crate) fn deep_budget(
+    layers: u32,
+    codeword_bytes: usize,
+    units: &Units,
+    config: &PlanConfig,
+) -> DeepBudget {
     let gathered_passes = |deep_fit: u32| layers.saturating_sub(deep_fit).div_ceil(units.log_fit_l2);
     let l3_saves_a_sweep = units.log_fit_l3 > units.log_fit_l2
         && codeword_bytes > units.llc_bytes
@@ -115,7 +120,11 @@ mod tests {
         assert_eq!(split_layers(0, 0, 5), Some((0, vec![])));
         assert_eq!(split_layers(3, 0, 5), None);
         assert_eq!(split_layers(25, 2, 12), None, "more layers than two passes hold");
-        assert_eq!(split_layers(4, 2, 12), Some((2, vec![3, 1])), "ties: earlier passes larger");
+        assert_eq!(
+            split_layers(4, 2, 12),
+            Some((2, vec![3, 1])),
+            "ties: earlier passes larger"
+        );
     }
 
     #[test]
@@ -134,13 +143,25 @@ mod tests {
     fn placement_prefers_a_full_radix_step_in_the_gathered_pass() {
         // 2^15 rows of 64 lanes, r = 1, 2 MiB L2 (2^12 rows): 3 + 11 rather than 2 + 12.
         let p = place_layers(1, 15, 3, 12);
-        assert_eq!(p, Placement { deep_start: 4, split: vec![3] });
+        assert_eq!(
+            p,
+            Placement {
+                deep_start: 4,
+                split: vec![3]
+            }
+        );
         // 18 layers before a 2^12-row deep pass need two sweeps: 9 + 9.
         let p = place_layers(0, 30, 18, 12);
         assert_eq!((p.split.len(), p.split.iter().sum::<u32>()), (2, p.deep_start));
         assert!(p.split.iter().all(|&g| g >= 3), "{p:?}");
         // Nothing to gather: the deep pass starts at once.
-        assert_eq!(place_layers(2, 10, 2, 12), Placement { deep_start: 2, split: vec![] });
+        assert_eq!(
+            place_layers(2, 10, 2, 12),
+            Placement {
+                deep_start: 2,
+                split: vec![]
+            }
+        );
     }
 
     #[test]
@@ -155,8 +176,16 @@ mod tests {
         let cfg = PlanConfig::default();
         // 18 layers: L2 deep needs 2 gathered passes, L3 deep one.
         assert_eq!(deep_budget(18, 64 << 20, &units, &cfg), DeepBudget::L3);
-        assert_eq!(deep_budget(18, 8 << 20, &units, &cfg), DeepBudget::L2, "fits the LLC");
-        assert_eq!(deep_budget(12, 64 << 20, &units, &cfg), DeepBudget::L2, "one L3 sub-block holds every layer");
+        assert_eq!(
+            deep_budget(18, 8 << 20, &units, &cfg),
+            DeepBudget::L2,
+            "fits the LLC"
+        );
+        assert_eq!(
+            deep_budget(12, 64 << 20, &units, &cfg),
+            DeepBudget::L2,
+            "one L3 sub-block holds every layer"
+        );
         let forced = PlanConfig {
             deep: Some(DeepBudget::L3),
             ..PlanConfig::default()
