@@ -208,11 +208,11 @@ fn codewords_beyond_the_memory_are_refused_before_allocating() {
         Err(CommitError::Shape(ShapeError::ExceedsMemory {
             needed, available, ..
         })) => {
-            assert_eq!(needed, 8 * 3 << 48);
+            assert_eq!(needed, (8 * 3) << 48);
             assert!(available < needed);
         }
         // Where the platform reports no memory figures the allocator refuses instead.
-        Err(CommitError::Allocation { bytes }) => assert_eq!(bytes, 8 * 3 << 48),
+        Err(CommitError::Allocation { bytes }) => assert_eq!(bytes, (8 * 3) << 48),
         other => panic!("expected a refusal, got {other:?}"),
     }
 }

@@ -9,7 +9,7 @@ fn witnesses_give_their_codeword_shape() {
     );
     assert_eq!(shape.message_words(), 64 << 10);
     assert_eq!(shape.codeword_words(), 64 << 12);
-    assert_eq!(shape.codeword_bytes(), 8 * 64 << 12);
+    assert_eq!(shape.codeword_bytes(), (8 * 64) << 12);
     assert_eq!(shape.to_string(), "2^12 rows × 64 lanes, rate 1/2^2");
 }
 
