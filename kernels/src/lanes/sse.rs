@@ -89,3 +89,24 @@ impl Lanes for Sse {
         Self(unsafe { _mm_add_epi64(self.0, self.0) })
     }
 }
+
+impl super::across::AcrossBlocks for Sse {
+    #[inline(always)]
+    fn clmul_lanes(self, t: Self) -> (Self, Self) {
+        // The even/odd products already take each lane's own word of `t`.
+        self.clmul(t.0)
+    }
+
+    #[inline(always)]
+    unsafe fn transpose_tile(src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize) {
+        // SAFETY: the caller makes both source rows readable (2 words each).
+        let (a, b) = unsafe { (Self::load(src), Self::load(src.wrapping_add(src_stride))) };
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        let (lo, hi) = unsafe { (_mm_unpacklo_epi64(a.0, b.0), _mm_unpackhi_epi64(a.0, b.0)) };
+        // SAFETY: the caller makes both destination rows writable (2 words each).
+        unsafe {
+            Self(lo).store(dst);
+            Self(hi).store(dst.wrapping_add(dst_stride));
+        }
+    }
+}

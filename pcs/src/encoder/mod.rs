@@ -11,6 +11,7 @@
 mod exec;
 mod lanes;
 mod layers;
+mod narrow;
 mod rows;
 mod shape;
 

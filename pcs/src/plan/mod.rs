@@ -15,6 +15,7 @@
 
 mod config;
 mod display;
+pub mod narrow;
 
 pub use config::{DeepBudget, PlanConfig};
 pub use display::bytes;
