@@ -55,7 +55,7 @@ fn total(iters: u64, mut run: impl FnMut() -> Duration) -> Duration {
 }
 
 fn id(engine: &str, shape: BenchShape, workers: usize) -> String {
-    format!("{engine}/log_n={}/t={workers}", shape.log_n)
+    format!("{engine}/{}/t={workers}", shape.label())
 }
 
 fn group<'a>(c: &'a mut Criterion, name: &str, shape: BenchShape) -> BenchmarkGroup<'a, WallTime> {
