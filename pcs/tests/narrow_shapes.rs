@@ -33,7 +33,10 @@ fn configs(lanes: usize) -> [PlanConfig; 3] {
 }
 
 fn check(lanes: usize, log_rows: u32, r: u32, enc: &Encoder, what: &str) {
-    let msg = words(u64::from(log_rows) << 16 | (lanes as u64) << 4 | u64::from(r), lanes << (log_rows - r));
+    let msg = words(
+        u64::from(log_rows) << 16 | (lanes as u64) << 4 | u64::from(r),
+        lanes << (log_rows - r),
+    );
     let expect = encode_reference(&msg, lanes, log_rows, r);
 
     let mut data = vec![0u64; lanes << log_rows];
@@ -46,7 +49,8 @@ fn check(lanes: usize, log_rows: u32, r: u32, enc: &Encoder, what: &str) {
             MessageLayout::Lanes => rows_to_lanes(&msg, lanes),
         };
         let mut out = garbage_codeword(lanes << log_rows);
-        enc.encode(&input, layout, &mut out, lanes, r, None).expect("encode");
+        enc.encode(&input, layout, &mut out, lanes, r, None)
+            .expect("encode");
         assert!(assume_written(out) == expect, "{layout} message: {what}");
     }
     enc.inverse_in_place(&mut data, lanes).expect("inverse");
@@ -74,13 +78,18 @@ fn narrow_and_odd_lane_counts_match_the_reference_at_every_height() {
                     }
                 }
             }
-            let stride = if total <= FULL_WORDS { 1 } else { combos.len() / 2 + 1 };
+            let stride = if total <= FULL_WORDS {
+                1
+            } else {
+                combos.len() / 2 + 1
+            };
             // A different offset per shape, so every backend, pool and plan family is sampled
             // across the large shapes.
             let offset = (lanes * 7 + log_rows as usize * 5) % stride;
             for (b, w, c, backend, workers, config) in combos.into_iter().skip(offset).step_by(stride) {
                 let enc = Encoder::new(workers, backend).with_config(config);
-                let what = format!("{lanes} lanes, 2^{log_rows} rows, r {r}, {backend:?}, pool {w}, plan {c} ({b})");
+                let what =
+                    format!("{lanes} lanes, 2^{log_rows} rows, r {r}, {backend:?}, pool {w}, plan {c} ({b})");
                 check(lanes, log_rows, r, &enc, &what);
                 sampled += 1;
             }

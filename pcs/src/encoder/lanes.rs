@@ -26,8 +26,13 @@ pub(crate) fn gather_lane_rows(
             dst.copy_from_slice(&msg[first_row..first_row + count]);
             return;
         }
-        let runs: [&[u64]; 8] =
-            core::array::from_fn(|t| if t < lanes { &msg[t * msg_rows + first_row..][..count] } else { &[] });
+        let runs: [&[u64]; 8] = core::array::from_fn(|t| {
+            if t < lanes {
+                &msg[t * msg_rows + first_row..][..count]
+            } else {
+                &[]
+            }
+        });
         for (q, row) in dst.chunks_exact_mut(lanes).enumerate() {
             for (t, word) in row.iter_mut().enumerate() {
                 *word = runs[t][q];

@@ -56,14 +56,25 @@ impl Args {
         let lanes = self.lanes as usize;
         let sized = |log_n: &List, log_rows: &Option<List>, r: u32| -> Result<Vec<BenchShape>, ShapeError> {
             match log_rows {
-                Some(rows) => Ok(rows.0.iter().map(|&m| BenchShape::from_rows(m, lanes, r)).collect()),
-                None => log_n.0.iter().map(|&n| BenchShape::from_words(n, lanes, r)).collect(),
+                Some(rows) => Ok(rows
+                    .0
+                    .iter()
+                    .map(|&m| BenchShape::from_rows(m, lanes, r))
+                    .collect()),
+                None => log_n
+                    .0
+                    .iter()
+                    .map(|&n| BenchShape::from_words(n, lanes, r))
+                    .collect(),
             }
         };
         let mut table = Vec::new();
         for shape in sized(&self.log_n, &self.log_rows, 0)? {
             for &r in &self.log_inv_rate.0 {
-                table.push(BenchShape { log_inv_rate: r, ..shape });
+                table.push(BenchShape {
+                    log_inv_rate: r,
+                    ..shape
+                });
             }
         }
         let compare = sized(&self.compare_log_n, &self.compare_log_rows, 1)?;
@@ -108,7 +119,9 @@ mod tests {
 
     #[test]
     fn lane_counts_that_do_not_divide_the_sizes_are_refused() {
-        let err = args("--lanes 24 --log-n 20").shapes().expect_err("24 does not divide 2^20");
+        let err = args("--lanes 24 --log-n 20")
+            .shapes()
+            .expect_err("24 does not divide 2^20");
         assert!(err.to_string().contains("24 lanes"), "{err}");
         let (table, compare) = args("--lanes 24 --log-rows 10,12 --log-inv-rate 1 --compare-log-rows 11")
             .shapes()
@@ -116,7 +129,9 @@ mod tests {
         assert_eq!(table.len(), 2);
         assert_eq!(table[1].witness_words(), 24 << 12);
         assert_eq!(compare[0].witness_words(), 24 << 11);
-        let (table, _) = args("--lanes 4 --log-n 12 --log-inv-rate 1,2").shapes().expect("4 divides");
+        let (table, _) = args("--lanes 4 --log-n 12 --log-inv-rate 1,2")
+            .shapes()
+            .expect("4 divides");
         assert_eq!(table.iter().map(|s| s.log_rows()).collect::<Vec<_>>(), [11, 12]);
         assert!(Args::try_parse_from(["throughput", "--lanes", "0"]).is_err());
     }
