@@ -27,6 +27,20 @@ use crate::lanes::across::{AcrossBlocks, mul_add_lanes};
 /// `8 · MAX_SEGMENT · MAX_WIDTH` words (64 KiB would not; this is 8 KiB).
 pub(crate) const MAX_SEGMENT: usize = 16;
 
+/// Loads a vector from each pointer, as an array. A macro rather than `array::from_fn`: a closure
+/// would not inherit the entry point's target features.
+///
+/// Safety (of the expansion): the CPU has `$lanes`' features and every pointer is valid for
+/// reading `WIDTH` words.
+macro_rules! load_each {
+    ($lanes:ty; $($p:expr),+ $(,)?) => {
+        [$(
+            // SAFETY: see the macro's safety note; the call site upholds it.
+            unsafe { <$lanes>::load($p) }
+        ),+]
+    };
+}
+
 /// Twiddle `j` of blocks 0..8 of an aligned group of 8, as offsets from the group's block 0:
 /// `offsets[j][l]` = Σ over the set bits k of l of `steps[k][j]`.
 #[inline(always)]
@@ -59,8 +73,8 @@ pub(crate) unsafe fn radix8_across<L: AcrossBlocks, const INVERSE: bool>(
 ) {
     let width = L::WIDTH;
     let block_words = 8 * seg;
-    debug_assert!((1..=MAX_SEGMENT).contains(&seg) && buf.len() % (8 * block_words) == 0);
-    debug_assert!(MAX_WIDTH % width == 0);
+    debug_assert!((1..=MAX_SEGMENT).contains(&seg) && buf.len().is_multiple_of(8 * block_words));
+    debug_assert!(MAX_WIDTH.is_multiple_of(width));
     let offsets = lane_offsets(steps);
     // Uninitialised: every word is written by the transposes in before it is read.
     let mut scratch = core::mem::MaybeUninit::<[u64; 8 * MAX_SEGMENT * MAX_WIDTH]>::uninit();
@@ -92,37 +106,14 @@ pub(crate) unsafe fn radix8_across<L: AcrossBlocks, const INVERSE: bool>(
                     )
                 };
             }
-            // (Array literals rather than `from_fn`: a closure would not inherit the entry
-            // point's target features.)
             let tw = |j: usize| lane_tw[j].as_ptr().wrapping_add(first);
-            // SAFETY: each twiddle row holds `MAX_WIDTH >= first + width` words.
-            let t: [L; 7] = unsafe {
-                [
-                    L::load(tw(0)),
-                    L::load(tw(1)),
-                    L::load(tw(2)),
-                    L::load(tw(3)),
-                    L::load(tw(4)),
-                    L::load(tw(5)),
-                    L::load(tw(6)),
-                ]
-            };
+            // A twiddle row holds `MAX_WIDTH >= first + width` words.
+            let t: [L; 7] = load_each!(L; tw(0), tw(1), tw(2), tw(3), tw(4), tw(5), tw(6));
             for i in 0..seg {
                 let at = |k: usize| s.wrapping_add((k * seg + i) * width);
-                // SAFETY: row `k·seg + i < 8·seg` of scratch holds `width` words, written by
-                // the transposes above.
-                let mut v: [L; 8] = unsafe {
-                    [
-                        L::load(at(0)),
-                        L::load(at(1)),
-                        L::load(at(2)),
-                        L::load(at(3)),
-                        L::load(at(4)),
-                        L::load(at(5)),
-                        L::load(at(6)),
-                        L::load(at(7)),
-                    ]
-                };
+                // Row `k·seg + i < 8·seg` of scratch holds `width` words, written by the
+                // transposes above.
+                let mut v: [L; 8] = load_each!(L; at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7));
                 if INVERSE {
                     inverse8(&mut v, &t);
                 } else {

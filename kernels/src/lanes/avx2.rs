@@ -141,15 +141,18 @@ impl super::across::AcrossBlocks for Avx2 {
 
     #[inline(always)]
     unsafe fn transpose_tile(src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize) {
-        // SAFETY: the caller vouches for the features and makes the four source rows readable.
-        let r = unsafe {
-            [
-                Self::load(src).0,
-                Self::load(src.wrapping_add(src_stride)).0,
-                Self::load(src.wrapping_add(2 * src_stride)).0,
-                Self::load(src.wrapping_add(3 * src_stride)).0,
-            ]
-        };
+        // SAFETY (each load): the caller vouches for the features and makes the four source rows
+        // readable.
+        let row = |i: usize| src.wrapping_add(i * src_stride);
+        // SAFETY: as above, row 0.
+        let r0 = unsafe { Self::load(row(0)) };
+        // SAFETY: as above, row 1.
+        let r1 = unsafe { Self::load(row(1)) };
+        // SAFETY: as above, row 2.
+        let r2 = unsafe { Self::load(row(2)) };
+        // SAFETY: as above, row 3.
+        let r3 = unsafe { Self::load(row(3)) };
+        let r = [r0.0, r1.0, r2.0, r3.0];
         // SAFETY: the caller vouches for the features.
         let cols = unsafe { transpose4x4(r) };
         for (j, col) in cols.into_iter().enumerate() {

@@ -119,14 +119,17 @@ impl super::across::AcrossBlocks for Neon {
 
     #[inline(always)]
     unsafe fn transpose_tile(src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize) {
-        // SAFETY: the caller makes both source rows readable (2 words each).
-        let (a, b) = unsafe { (Self::load(src), Self::load(src.wrapping_add(src_stride))) };
+        // SAFETY: the caller makes source row 0 readable (2 words).
+        let a = unsafe { Self::load(src) };
+        // SAFETY: the caller makes source row 1 readable (2 words).
+        let b = unsafe { Self::load(src.wrapping_add(src_stride)) };
         // SAFETY: NEON is part of the aarch64 baseline.
-        let (lo, hi) = unsafe { (vzip1q_u64(a.0, b.0), vzip2q_u64(a.0, b.0)) };
-        // SAFETY: the caller makes both destination rows writable (2 words each).
-        unsafe {
-            Self(lo).store(dst);
-            Self(hi).store(dst.wrapping_add(dst_stride));
-        }
+        let lo = unsafe { vzip1q_u64(a.0, b.0) };
+        // SAFETY: NEON is part of the aarch64 baseline.
+        let hi = unsafe { vzip2q_u64(a.0, b.0) };
+        // SAFETY: the caller makes destination row 0 writable (2 words).
+        unsafe { Self(lo).store(dst) };
+        // SAFETY: the caller makes destination row 1 writable (2 words).
+        unsafe { Self(hi).store(dst.wrapping_add(dst_stride)) };
     }
 }

@@ -99,14 +99,17 @@ impl super::across::AcrossBlocks for Sse {
 
     #[inline(always)]
     unsafe fn transpose_tile(src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize) {
-        // SAFETY: the caller makes both source rows readable (2 words each).
-        let (a, b) = unsafe { (Self::load(src), Self::load(src.wrapping_add(src_stride))) };
+        // SAFETY: the caller makes source row 0 readable (2 words).
+        let a = unsafe { Self::load(src) };
+        // SAFETY: the caller makes source row 1 readable (2 words).
+        let b = unsafe { Self::load(src.wrapping_add(src_stride)) };
         // SAFETY: SSE2 is part of the x86_64 baseline.
-        let (lo, hi) = unsafe { (_mm_unpacklo_epi64(a.0, b.0), _mm_unpackhi_epi64(a.0, b.0)) };
-        // SAFETY: the caller makes both destination rows writable (2 words each).
-        unsafe {
-            Self(lo).store(dst);
-            Self(hi).store(dst.wrapping_add(dst_stride));
-        }
+        let lo = unsafe { _mm_unpacklo_epi64(a.0, b.0) };
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        let hi = unsafe { _mm_unpackhi_epi64(a.0, b.0) };
+        // SAFETY: the caller makes destination row 0 writable (2 words).
+        unsafe { Self(lo).store(dst) };
+        // SAFETY: the caller makes destination row 1 writable (2 words).
+        unsafe { Self(hi).store(dst.wrapping_add(dst_stride)) };
     }
 }
