@@ -55,7 +55,10 @@ fn total(iters: u64, mut run: impl FnMut() -> Duration) -> Duration {
 }
 
 fn id(engine: &str, shape: BenchShape, workers: usize) -> String {
-    format!("{engine}/log_n={}/t={workers}", shape.log_n)
+    let log_n = shape
+        .log_n()
+        .expect("the baselines bench 64 lanes, a power of two");
+    format!("{engine}/log_n={log_n}/t={workers}")
 }
 
 fn group<'a>(c: &'a mut Criterion, name: &str, shape: BenchShape) -> BenchmarkGroup<'a, WallTime> {

@@ -26,7 +26,7 @@ pub mod witness;
 pub use bounds::Bounds;
 pub use engine::Engine;
 pub use limits::Limits;
-pub use shape::BenchShape;
+pub use shape::{BenchShape, ShapeError};
 pub use subspace::SubspaceTwiddles;
 pub use timing::Samples;
 pub use witness::{WITNESS_SEED, seeded_words, witness};

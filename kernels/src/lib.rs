@@ -21,8 +21,11 @@
 //! instantiated inside one `#[target_feature]` entry point per ISA. [`reference`](mod@reference) holds the
 //! obviously correct scalar code every fast path is tested against.
 
+mod across;
 mod backend;
+mod backend_across;
 mod dispatch;
+mod dispatch_across;
 mod field;
 mod groups;
 mod lanes;

@@ -114,3 +114,50 @@ impl Lanes for Avx2 {
         Self(unsafe { double(self.0) })
     }
 }
+
+/// The 4×4 word transpose of `r` (rows in, columns out): 64-bit unpacks within 128-bit halves,
+/// then the halves exchanged.
+#[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
+#[inline]
+fn transpose4x4(r: [__m256i; 4]) -> [__m256i; 4] {
+    let lo01 = _mm256_unpacklo_epi64(r[0], r[1]);
+    let hi01 = _mm256_unpackhi_epi64(r[0], r[1]);
+    let lo23 = _mm256_unpacklo_epi64(r[2], r[3]);
+    let hi23 = _mm256_unpackhi_epi64(r[2], r[3]);
+    [
+        _mm256_permute2x128_si256::<0x20>(lo01, lo23),
+        _mm256_permute2x128_si256::<0x20>(hi01, hi23),
+        _mm256_permute2x128_si256::<0x31>(lo01, lo23),
+        _mm256_permute2x128_si256::<0x31>(hi01, hi23),
+    ]
+}
+
+impl super::across::AcrossBlocks for Avx2 {
+    #[inline(always)]
+    fn clmul_lanes(self, t: Self) -> (Self, Self) {
+        // The even/odd products already take each lane's own word of `t`.
+        self.clmul(t.0)
+    }
+
+    #[inline(always)]
+    unsafe fn transpose_tile(src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize) {
+        // SAFETY (each load): the caller vouches for the features and makes the four source rows
+        // readable.
+        let row = |i: usize| src.wrapping_add(i * src_stride);
+        // SAFETY: as above, row 0.
+        let r0 = unsafe { Self::load(row(0)) };
+        // SAFETY: as above, row 1.
+        let r1 = unsafe { Self::load(row(1)) };
+        // SAFETY: as above, row 2.
+        let r2 = unsafe { Self::load(row(2)) };
+        // SAFETY: as above, row 3.
+        let r3 = unsafe { Self::load(row(3)) };
+        let r = [r0.0, r1.0, r2.0, r3.0];
+        // SAFETY: the caller vouches for the features.
+        let cols = unsafe { transpose4x4(r) };
+        for (j, col) in cols.into_iter().enumerate() {
+            // SAFETY: the caller makes destination row j writable.
+            unsafe { Self(col).store(dst.wrapping_add(j * dst_stride)) };
+        }
+    }
+}

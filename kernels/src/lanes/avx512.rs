@@ -150,3 +150,17 @@ impl Lanes for Avx512 {
         Self(unsafe { double(self.0) })
     }
 }
+
+impl super::across::AcrossBlocks for Avx512 {
+    #[inline(always)]
+    fn clmul_lanes(self, t: Self) -> (Self, Self) {
+        // The even/odd products already take each lane's own word of `t`.
+        self.clmul(t.0)
+    }
+
+    #[inline(always)]
+    unsafe fn transpose_tile(src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize) {
+        // SAFETY: the caller vouches for AVX-512F and makes both 8×8 tiles valid.
+        unsafe { crate::transpose::transpose8x8_avx512(src, src_stride, dst, dst_stride) }
+    }
+}

@@ -9,6 +9,7 @@
 //! Everything here is `#[inline(always)]`: the generic code is instantiated inside one
 //! `#[target_feature]` entry point per kernel and ISA, and must dissolve into its hot loop.
 
+pub(crate) mod across;
 pub(crate) mod portable;
 pub(crate) mod portable_table;
 

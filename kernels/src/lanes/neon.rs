@@ -100,3 +100,36 @@ impl Lanes for Neon {
         Self(unsafe { double(self.0) })
     }
 }
+
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn clmul_lanes(v: uint64x2_t, t: uint64x2_t) -> (uint64x2_t, uint64x2_t) {
+    let p0 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(v), vgetq_lane_u64::<0>(t)));
+    let p1 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<1>(v), vgetq_lane_u64::<1>(t)));
+    (vzip1q_u64(p0, p1), vzip2q_u64(p0, p1))
+}
+
+impl super::across::AcrossBlocks for Neon {
+    #[inline(always)]
+    fn clmul_lanes(self, t: Self) -> (Self, Self) {
+        // SAFETY: a value exists only where the CPU has NEON and `aes`.
+        let (lo, hi) = unsafe { clmul_lanes(self.0, t.0) };
+        (Self(lo), Self(hi))
+    }
+
+    #[inline(always)]
+    unsafe fn transpose_tile(src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize) {
+        // SAFETY: the caller makes source row 0 readable (2 words).
+        let a = unsafe { Self::load(src) };
+        // SAFETY: the caller makes source row 1 readable (2 words).
+        let b = unsafe { Self::load(src.wrapping_add(src_stride)) };
+        // SAFETY: NEON is part of the aarch64 baseline.
+        let lo = unsafe { vzip1q_u64(a.0, b.0) };
+        // SAFETY: NEON is part of the aarch64 baseline.
+        let hi = unsafe { vzip2q_u64(a.0, b.0) };
+        // SAFETY: the caller makes destination row 0 writable (2 words).
+        unsafe { Self(lo).store(dst) };
+        // SAFETY: the caller makes destination row 1 writable (2 words).
+        unsafe { Self(hi).store(dst.wrapping_add(dst_stride)) };
+    }
+}

@@ -89,3 +89,27 @@ impl Lanes for Sse {
         Self(unsafe { _mm_add_epi64(self.0, self.0) })
     }
 }
+
+impl super::across::AcrossBlocks for Sse {
+    #[inline(always)]
+    fn clmul_lanes(self, t: Self) -> (Self, Self) {
+        // The even/odd products already take each lane's own word of `t`.
+        self.clmul(t.0)
+    }
+
+    #[inline(always)]
+    unsafe fn transpose_tile(src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize) {
+        // SAFETY: the caller makes source row 0 readable (2 words).
+        let a = unsafe { Self::load(src) };
+        // SAFETY: the caller makes source row 1 readable (2 words).
+        let b = unsafe { Self::load(src.wrapping_add(src_stride)) };
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        let lo = unsafe { _mm_unpacklo_epi64(a.0, b.0) };
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        let hi = unsafe { _mm_unpackhi_epi64(a.0, b.0) };
+        // SAFETY: the caller makes destination row 0 writable (2 words).
+        unsafe { Self(lo).store(dst) };
+        // SAFETY: the caller makes destination row 1 writable (2 words).
+        unsafe { Self(hi).store(dst.wrapping_add(dst_stride)) };
+    }
+}

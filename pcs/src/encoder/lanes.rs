@@ -19,6 +19,27 @@ pub(crate) fn gather_lane_rows(
     debug_assert_eq!(msg.len(), lanes * msg_rows);
     debug_assert!(first_row + count <= msg_rows);
     debug_assert_eq!(dst.len(), count * lanes);
+    if lanes < 8 {
+        // Narrow: no whole tile. One lane is already a row-major column; a few lanes are
+        // interleaved row by row (the lanes' runs are read in step, each sequentially).
+        if lanes == 1 {
+            dst.copy_from_slice(&msg[first_row..first_row + count]);
+            return;
+        }
+        let runs: [&[u64]; 8] = core::array::from_fn(|t| {
+            if t < lanes {
+                &msg[t * msg_rows + first_row..][..count]
+            } else {
+                &[]
+            }
+        });
+        for (q, row) in dst.chunks_exact_mut(lanes).enumerate() {
+            for (t, word) in row.iter_mut().enumerate() {
+                *word = runs[t][q];
+            }
+        }
+        return;
+    }
     let full_lanes = lanes - lanes % 8;
     let full_rows = count - count % 8;
     if full_rows > 0 {

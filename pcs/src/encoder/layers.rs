@@ -7,6 +7,7 @@
 //! (the distance `2^depth` of the pair in the whole domain of 2^log_rows rows, and the global
 //! block index).
 
+use super::narrow;
 use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk};
 use ntt_kernels::{Backend, StridedRows};
 
@@ -63,6 +64,9 @@ fn each_block_twiddles(
 /// block of `buf` (blocks of `block_words`, the first with global index `first_block`). Each
 /// radix-8 group is ONE kernel call on a whole block (its 8 segments share 7 twiddles).
 fn forward_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
+    if k == 3 && narrow::forward_radix8_step(backend, buf, block_words, depth, first_block) {
+        return;
+    }
     let blocks = buf.len() / block_words;
     each_block_twiddles(k, depth, first_block, blocks, |c, tw| {
         let block = &mut buf[c * block_words..(c + 1) * block_words];
@@ -79,6 +83,9 @@ fn forward_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, d
 
 /// The inverse of [`forward_step`].
 fn inverse_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
+    if k == 3 && narrow::inverse_radix8_step(backend, buf, block_words, depth, first_block) {
+        return;
+    }
     let blocks = buf.len() / block_words;
     each_block_twiddles(k, depth, first_block, blocks, |c, tw| {
         let block = &mut buf[c * block_words..(c + 1) * block_words];

@@ -11,6 +11,7 @@
 mod exec;
 mod lanes;
 mod layers;
+mod narrow;
 mod rows;
 
 use crate::plan::{Plan, PlanConfig, plan_for};

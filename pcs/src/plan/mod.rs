@@ -27,6 +27,7 @@
 //! | copy or fuse the gather      | `gathered`: [`Gather`]                |
 //! | deep-task size               | `deep`: `task_log_subs`               |
 //! | sink blocks                  | `deep`: `sink_plan`                   |
+//! | across-blocks last steps     | `narrow`: `radix8_kernel`             |
 
 mod budget;
 mod config;
@@ -34,6 +35,7 @@ mod deep;
 mod display;
 mod gate;
 mod gathered;
+pub mod narrow;
 mod placement;
 
 pub use config::{DeepBudget, PlanConfig};

@@ -1,6 +1,7 @@
 //! Command-line arguments of the throughput binary.
 
 use clap::Parser;
+use ntt_benches::{BenchShape, ShapeError};
 
 /// Commit, encode and hashing throughput of ntt-engine, the machine's physical limits, and the
 /// baselines (p3-binary-dft, rayon + BLAKE3) side by side. Medians of `--repeat` runs.
@@ -19,9 +20,14 @@ pub struct Args {
     /// Rates as log2(1/rate): `1` is rate 1/2, `2` is rate 1/4.
     #[arg(long, default_value = "1,2", value_parser = parse_list)]
     pub log_inv_rate: List,
-    /// Lanes per codeword row.
-    #[arg(long, default_value_t = 64)]
-    pub lanes: usize,
+    /// Sizes as log2(message rows per lane) instead of `--log-n`: the witness is
+    /// `lanes · 2^rows` words, so any lane count fits (`--lanes 24 --log-rows 12..17`).
+    #[arg(long, value_parser = parse_list)]
+    pub log_rows: Option<List>,
+    /// Lanes per codeword row: any count from 1 (with `--log-n`, one that splits every size into
+    /// a power-of-two number of rows; otherwise give `--log-rows`).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub lanes: u32,
     /// Worker counts; 0 means every core.
     #[arg(long, default_value = "1,0", value_parser = parse_list)]
     pub workers: List,
@@ -37,6 +43,43 @@ pub struct Args {
     /// Witness sizes (log2 words) of the baseline comparison at rate 1/2; `none` skips it.
     #[arg(long, default_value = "20,22", value_parser = parse_list)]
     pub compare_log_n: List,
+    /// The baseline comparison's sizes as log2(message rows per lane), instead of
+    /// `--compare-log-n`.
+    #[arg(long, value_parser = parse_list)]
+    pub compare_log_rows: Option<List>,
+}
+
+impl Args {
+    /// The shapes of the throughput table (every size × rate) and of the comparison (rate 1/2),
+    /// or why a size does not fit the lane count.
+    pub fn shapes(&self) -> Result<(Vec<BenchShape>, Vec<BenchShape>), ShapeError> {
+        let lanes = self.lanes as usize;
+        let sized = |log_n: &List, log_rows: &Option<List>, r: u32| -> Result<Vec<BenchShape>, ShapeError> {
+            match log_rows {
+                Some(rows) => Ok(rows
+                    .0
+                    .iter()
+                    .map(|&m| BenchShape::from_rows(m, lanes, r))
+                    .collect()),
+                None => log_n
+                    .0
+                    .iter()
+                    .map(|&n| BenchShape::from_words(n, lanes, r))
+                    .collect(),
+            }
+        };
+        let mut table = Vec::new();
+        for shape in sized(&self.log_n, &self.log_rows, 0)? {
+            for &r in &self.log_inv_rate.0 {
+                table.push(BenchShape {
+                    log_inv_rate: r,
+                    ..shape
+                });
+            }
+        }
+        let compare = sized(&self.compare_log_n, &self.compare_log_rows, 1)?;
+        Ok((table, compare))
+    }
 }
 
 /// A list of small numbers given on the command line.
@@ -67,6 +110,31 @@ fn parse_numbers(s: &str) -> Result<Vec<u32>, String> {
 #[cfg(test)]
 mod tests {
     use super::parse_numbers as parse_list;
+    use super::*;
+
+    fn args(line: &str) -> Args {
+        Args::try_parse_from(std::iter::once("throughput").chain(line.split_whitespace()))
+            .expect("valid arguments")
+    }
+
+    #[test]
+    fn lane_counts_that_do_not_divide_the_sizes_are_refused() {
+        let err = args("--lanes 24 --log-n 20")
+            .shapes()
+            .expect_err("24 does not divide 2^20");
+        assert!(err.to_string().contains("24 lanes"), "{err}");
+        let (table, compare) = args("--lanes 24 --log-rows 10,12 --log-inv-rate 1 --compare-log-rows 11")
+            .shapes()
+            .expect("rows per lane fit any lane count");
+        assert_eq!(table.len(), 2);
+        assert_eq!(table[1].witness_words(), 24 << 12);
+        assert_eq!(compare[0].witness_words(), 24 << 11);
+        let (table, _) = args("--lanes 4 --log-n 12 --log-inv-rate 1,2")
+            .shapes()
+            .expect("4 divides");
+        assert_eq!(table.iter().map(|s| s.log_rows()).collect::<Vec<_>>(), [11, 12]);
+        assert!(Args::try_parse_from(["throughput", "--lanes", "0"]).is_err());
+    }
 
     #[test]
     fn lists_and_inclusive_ranges() {

@@ -6,7 +6,7 @@ use ntt_benches::p3_lch;
 use ntt_benches::rayon_lch::{HashThreads, RayonLch};
 use ntt_benches::timing::interleaved;
 use ntt_benches::witness::lanes_to_rows;
-use ntt_benches::{BenchShape, Engine, witness};
+use ntt_benches::{BenchShape, Engine, WITNESS_SEED, seeded_words};
 use ntt_kernels::Backend;
 use ntt_pcs::MessageLayout;
 use std::time::Instant;
@@ -15,7 +15,7 @@ use std::time::Instant;
 #[derive(Debug, serde::Serialize)]
 pub struct Comparison {
     pub op: &'static str,
-    pub log_n: u32,
+    pub shape: BenchShape,
     pub workers: usize,
     pub results: Vec<Measurement>,
 }
@@ -38,7 +38,7 @@ type Candidate<'a> = (&'static str, Box<dyn FnMut() -> f64 + 'a>);
 pub fn encode(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
     let workers = engine.workers;
     let pool = rayon_pool(workers);
-    let message = witness(shape.log_n);
+    let message = seeded_words(shape.witness_words(), WITNESS_SEED);
     let rows = lanes_to_rows(&message, shape.lanes);
     let (lanes, r) = (shape.lanes, shape.log_inv_rate);
     let mut p3_buffer = Some(p3_lch::padded(&rows, r));
@@ -93,7 +93,7 @@ pub fn encode(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
 pub fn commit(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
     let workers = engine.workers;
     let pool = rayon_pool(workers);
-    let message = witness(shape.log_n);
+    let message = seeded_words(shape.witness_words(), WITNESS_SEED);
     let (lanes, r) = (shape.lanes, shape.log_inv_rate);
     let baseline = RayonLch::new(Backend::detect(), shape.log_rows());
     let hash = if workers > 1 {
@@ -161,7 +161,7 @@ fn run(
         .collect();
     Comparison {
         op,
-        log_n: shape.log_n,
+        shape,
         workers,
         results,
     }

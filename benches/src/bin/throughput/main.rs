@@ -12,10 +12,17 @@ mod report;
 
 use args::Args;
 use clap::Parser;
-use ntt_benches::{BenchShape, Engine, Limits};
+use ntt_benches::{Engine, Limits};
 
 fn main() {
     let args = Args::parse();
+    let (table_shapes, compare_shapes) = match args.shapes() {
+        Ok(shapes) => shapes,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers: Vec<usize> = {
         let mut w: Vec<usize> = args
@@ -33,21 +40,7 @@ fn main() {
     }
 
     let limits = (!args.no_limits).then(|| {
-        let mut hash_sizes: Vec<usize> = args
-            .log_n
-            .0
-            .iter()
-            .flat_map(|&n| {
-                args.log_inv_rate.0.iter().map(move |&r| {
-                    BenchShape {
-                        log_n: n,
-                        lanes: args.lanes,
-                        log_inv_rate: r,
-                    }
-                    .codeword_bytes()
-                })
-            })
-            .collect();
+        let mut hash_sizes: Vec<usize> = table_shapes.iter().map(|s| s.codeword_bytes()).collect();
         hash_sizes.sort_unstable();
         hash_sizes.dedup();
         let limits = Limits::measure(cores, args.bandwidth_mib << 20, &hash_sizes, args.repeat);
@@ -59,33 +52,21 @@ fn main() {
 
     let engines: Vec<Engine> = workers.iter().map(|&w| Engine::new(w)).collect();
     let mut rows = Vec::new();
-    for &log_n in &args.log_n.0 {
-        for &log_inv_rate in &args.log_inv_rate.0 {
-            let shape = BenchShape {
-                log_n,
-                lanes: args.lanes,
-                log_inv_rate,
-            };
-            if !args.json {
-                report::print_throughput_header(shape, args.repeat);
-            }
-            for engine in &engines {
-                for row in ours::measure(engine, shape, args.repeat, limits.as_ref()) {
-                    if !args.json {
-                        report::print_throughput_row(&row);
-                    }
-                    rows.push(row);
+    for &shape in &table_shapes {
+        if !args.json {
+            report::print_throughput_header(shape, args.repeat);
+        }
+        for engine in &engines {
+            for row in ours::measure(engine, shape, args.repeat, limits.as_ref()) {
+                if !args.json {
+                    report::print_throughput_row(&row);
                 }
+                rows.push(row);
             }
         }
     }
     let mut comparisons = Vec::new();
-    for &log_n in &args.compare_log_n.0 {
-        let shape = BenchShape {
-            log_n,
-            lanes: args.lanes,
-            log_inv_rate: 1,
-        };
+    for &shape in &compare_shapes {
         for engine in &engines {
             for c in [
                 compare::encode(engine, shape, args.repeat),

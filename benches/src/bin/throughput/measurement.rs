@@ -29,7 +29,9 @@ pub struct Measurement {
     pub op: &'static str,
     /// `ntt-engine`, `p3-binary-dft`, `rayon-layers` (the rayon encode), `rayon+blake3`.
     pub engine: &'static str,
-    pub log_n: u32,
+    /// log2 of the witness words, when whole (power-of-two lanes).
+    pub log_n: Option<u32>,
+    pub log_message_rows: u32,
     pub lanes: usize,
     pub log_inv_rate: u32,
     pub workers: usize,
@@ -55,7 +57,8 @@ impl Measurement {
         Self {
             op,
             engine,
-            log_n: shape.log_n,
+            log_n: shape.log_n(),
+            log_message_rows: shape.log_message_rows(),
             lanes: shape.lanes,
             log_inv_rate: shape.log_inv_rate,
             workers,

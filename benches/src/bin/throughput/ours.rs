@@ -5,7 +5,7 @@ use crate::measurement::{Buffers, Measurement};
 use ntt_benches::bytes::as_le_bytes;
 use ntt_benches::engine::{Engine, warm_buffer};
 use ntt_benches::timing::{Samples, interleaved};
-use ntt_benches::{BenchShape, Bounds, Limits, witness};
+use ntt_benches::{BenchShape, Bounds, Limits, WITNESS_SEED, seeded_words};
 use ntt_pcs::commit::ProverData;
 use ntt_pcs::{Expansion, MessageLayout, Shape};
 use serde::Serialize;
@@ -39,7 +39,7 @@ impl Row {
 
 /// The fresh-buffer and the reused-buffer rows of one shape at one worker count.
 pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option<&Limits>) -> [Row; 2] {
-    let message = witness(shape.log_n);
+    let message = seeded_words(shape.witness_words(), WITNESS_SEED);
     let (lanes, r) = (shape.lanes, shape.log_inv_rate);
     let words = shape.codeword_words();
     let committer = &engine.committer;

@@ -92,9 +92,9 @@ pub fn print_comparison(c: &Comparison) {
         .find(|m| m.engine == "ntt-engine")
         .map(|m| m.median_ms);
     println!(
-        "{} 2^{} words, {} lanes, rate 1/{}, {} worker(s), {} buffers",
+        "{} {} words, {} lanes, rate 1/{}, {} worker(s), {} buffers",
         c.op,
-        c.log_n,
+        c.shape.words_label(),
         c.results[0].lanes,
         1 << c.results[0].log_inv_rate,
         c.workers,
@@ -123,8 +123,8 @@ pub fn size(bytes: usize) -> String {
 
 pub fn print_throughput_header(shape: BenchShape, repeat: usize) {
     println!(
-        "ntt-engine throughput: 2^{} words ({} committed, {} codeword), {} lanes, rate 1/{}, lane-major input, median of {}",
-        shape.log_n,
+        "ntt-engine throughput: {} words ({} committed, {} codeword), {} lanes, rate 1/{}, lane-major input, median of {}",
+        shape.words_label(),
         size(shape.witness_bytes()),
         size(shape.codeword_bytes()),
         shape.lanes,

@@ -1,0 +1,78 @@
+//! The narrow-matrix path of a radix-8 step: all of a buffer's small blocks in one across-blocks
+//! call (see [`crate::plan::narrow`]), with their twiddles given as block 0's and what each bit
+//! of the block index adds.
+
+use crate::plan::narrow::{Radix8Kernel, radix8_kernel};
+use crate::twiddle::Radix8Walk;
+use ntt_kernels::Backend;
+
+/// Block `first_block`'s radix-8 twiddles and, for each bit k below `log_blocks`, what setting
+/// that bit of the block index adds (T is a sum over the block index's set bits, so block
+/// `first_block + l` for `l < 2^log_blocks` has `tw0 ⊕ Σ_{k ∈ bits(l)} steps[k]` when
+/// `first_block` has no bit below `log_blocks`).
+fn affine_twiddles(depth: u32, first_block: u64, log_blocks: u32) -> ([u64; 7], [[u64; 7]; 64]) {
+    let tw0 = Radix8Walk::new(depth, first_block).get();
+    let mut steps = [[0u64; 7]; 64];
+    for (k, step) in steps.iter_mut().enumerate().take(log_blocks as usize) {
+        let tw = Radix8Walk::new(depth, first_block | 1 << k).get();
+        *step = core::array::from_fn(|j| tw[j] ^ tw0[j]);
+    }
+    (tw0, steps)
+}
+
+/// Whether the radix-8 step over `buf`'s blocks (of `block_words`, the first with global index
+/// `first_block`, top-layer pairs 2^depth apart) should run across blocks, and its twiddles.
+fn across_twiddles(
+    backend: Backend,
+    buf_words: usize,
+    block_words: usize,
+    depth: u32,
+    first_block: u64,
+) -> Option<([u64; 7], [[u64; 7]; 64], usize)> {
+    let blocks = buf_words / block_words;
+    if radix8_kernel(backend, block_words / 8, blocks) != Radix8Kernel::AcrossBlocks {
+        return None;
+    }
+    let log_blocks = blocks.trailing_zeros();
+    // The affine form needs the blocks' low index bits free in the first block's index.
+    if first_block & ((1u64 << log_blocks) - 1) != 0 {
+        return None;
+    }
+    let (tw0, steps) = affine_twiddles(depth, first_block, log_blocks);
+    Some((tw0, steps, log_blocks as usize))
+}
+
+/// Runs the forward radix-8 step across blocks when the planner's narrow rule says so; false
+/// (nothing done) otherwise.
+pub(crate) fn forward_radix8_step(
+    backend: Backend,
+    buf: &mut [u64],
+    block_words: usize,
+    depth: u32,
+    first_block: u64,
+) -> bool {
+    match across_twiddles(backend, buf.len(), block_words, depth, first_block) {
+        Some((tw0, steps, n)) => {
+            backend.radix8_across(buf, block_words / 8, tw0, &steps[..n]);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The inverse of [`forward_radix8_step`].
+pub(crate) fn inverse_radix8_step(
+    backend: Backend,
+    buf: &mut [u64],
+    block_words: usize,
+    depth: u32,
+    first_block: u64,
+) -> bool {
+    match across_twiddles(backend, buf.len(), block_words, depth, first_block) {
+        Some((tw0, steps, n)) => {
+            backend.inverse_radix8_across(buf, block_words / 8, tw0, &steps[..n]);
+            true
+        }
+        None => false,
+    }
+}
