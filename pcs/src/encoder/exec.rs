@@ -59,9 +59,9 @@ impl Run<'_> {
     /// transform, ~2 ns per word for BLAKE3 when rows are hashed.
     pub(crate) fn work_estimate(&self) -> std::time::Duration {
         let shape = &self.plan.shape;
-        let words = (shape.lanes as u64) << shape.log_rows;
+        let words = (shape.lanes() as u64) << shape.log_rows();
         let hash_ps = if self.sink.is_some() { 2_000 } else { 0 };
-        let per_word_ps = 300 * u64::from(shape.log_rows) + hash_ps;
+        let per_word_ps = 300 * u64::from(shape.log_rows()) + hash_ps;
         std::time::Duration::from_nanos(words.saturating_mul(per_word_ps) / 1000)
     }
 
