@@ -43,6 +43,7 @@ pub fn bare_encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
     Ok(Encoder::new(Arc::new(pool), backend))
 }
 
-pub fn committer(threads: Option<usize>) -> Result<Committer, CliError> {
-    Ok(Committer::new(encoder(threads)?))
+/// A committer evaluating on `domain`.
+pub fn committer_on(threads: Option<usize>, domain: ntt_pcs::Domain) -> Result<Committer, CliError> {
+    Ok(Committer::new(encoder(threads)?.with_domain(domain)))
 }

@@ -2,6 +2,7 @@
 //! polynomial basis), and a BLAKE3 commitment hashed while rows are still in cache.
 
 pub mod commit;
+pub mod domain;
 pub mod encoder;
 pub mod kernel;
 pub mod plan;
@@ -17,6 +18,7 @@ pub use commit::{
     CommitError, CommitTimings, Commitment, Committer, OpenError, Opening, ProofDecodeError, ProverData,
     VerifyError, verify,
 };
+pub use domain::{Basis, BasisError, BasisName, Domain};
 pub use encoder::{EncodeError, Encoder, MessageLayout, Shape};
 pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use sink::RowSink;

@@ -1,6 +1,6 @@
 //! `ntt commit`: encode and commit a witness, report the root and the stage times.
 
-use crate::args::{EngineArgs, Layout};
+use crate::args::{DomainArgs, EngineArgs, Layout};
 use crate::error::CliError;
 use crate::stats::Spread;
 use crate::{engine, input, progress, workload};
@@ -30,6 +30,8 @@ pub struct CommitArgs {
     log_inv_rate: u32,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    domain: DomainArgs,
     /// Commit this many times, reusing the buffers, and report median, min and max.
     #[arg(long, value_name = "K", default_value_t = 1)]
     repeat: usize,
@@ -54,6 +56,7 @@ struct Report {
     log_rows: u32,
     lanes: usize,
     log_inv_rate: u32,
+    basis: ntt_pcs::BasisName,
     threads: usize,
     backend: String,
     layout: &'static str,
@@ -82,7 +85,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     };
     let log_msg_rows = input::log_message_rows(witness.len(), args.lanes)?;
     let layout: MessageLayout = args.layout.into();
-    let committer = engine::committer(args.engine.threads)?;
+    let committer = engine::committer_on(args.engine.threads, args.domain.domain())?;
     let shape = Shape {
         log_rows: log_msg_rows + args.log_inv_rate,
         lanes: args.lanes,
@@ -124,6 +127,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
         log_rows: shape.log_rows,
         lanes: args.lanes,
         log_inv_rate: args.log_inv_rate,
+        basis: commitment.basis,
         threads: committer.encoder().pool().num_workers(),
         backend: format!("{:?}", committer.encoder().backend().kind()).to_lowercase(),
         layout: match args.layout {
@@ -155,6 +159,7 @@ fn print_text(r: &Report) {
         "shape       2^{} rows x {} lanes, rate 1/2^{}, {} witness words ({} layout)",
         r.log_rows, r.lanes, r.log_inv_rate, r.witness_words, r.layout
     );
+    println!("basis       {}", r.basis);
     println!("engine      {} threads, {} backend", r.threads, r.backend);
     println!("plan        {}", r.plan);
     let line = |name: &str, s: &Spread| {

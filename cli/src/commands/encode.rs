@@ -1,6 +1,6 @@
 //! `ntt encode`: write the Reed-Solomon codeword of a witness.
 
-use crate::args::{EngineArgs, WitnessArgs};
+use crate::args::{DomainArgs, EngineArgs, WitnessArgs};
 use crate::error::CliError;
 use crate::{engine, input};
 use clap::Args;
@@ -18,6 +18,8 @@ pub struct EncodeArgs {
     output: PathBuf,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    domain: DomainArgs,
 }
 
 pub fn run(args: EncodeArgs) -> Result<(), CliError> {
@@ -29,7 +31,7 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
         .checked_shl(w.log_inv_rate)
         .filter(|&n| n >> w.log_inv_rate == witness.len())
         .ok_or_else(|| CliError::Input(format!("--log-inv-rate {} is too large", w.log_inv_rate)))?;
-    let encoder = engine::encoder(args.engine.threads)?;
+    let encoder = engine::encoder(args.engine.threads)?.with_domain(args.domain.domain());
     let mut codeword: Vec<MaybeUninit<u64>> = Vec::with_capacity(words);
     codeword.resize(words, MaybeUninit::uninit());
     encoder.encode(

@@ -1,6 +1,6 @@
 //! `ntt open`: commit to a witness and write a proof for some of its codeword rows.
 
-use crate::args::{EngineArgs, WitnessArgs};
+use crate::args::{DomainArgs, EngineArgs, WitnessArgs};
 use crate::error::CliError;
 use crate::{engine, input};
 use clap::Args;
@@ -22,18 +22,21 @@ pub struct OpenArgs {
     output: PathBuf,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    domain: DomainArgs,
 }
 
 pub fn run(args: OpenArgs) -> Result<(), CliError> {
     let w = &args.witness;
     let witness = input::read_words(&w.input)?;
     input::log_message_rows(witness.len(), w.lanes)?;
-    let committer = engine::committer(args.engine.threads)?;
+    let committer = engine::committer_on(args.engine.threads, args.domain.domain())?;
     let (commitment, data) = committer.commit(&witness, w.layout.into(), w.lanes, w.log_inv_rate)?;
     let opening = data.open(&args.rows.0)?;
     input::write_bytes(&args.output, &opening.to_bytes())?;
     println!("root      {}", hex::encode(commitment.root));
     println!("log-rows  {}", commitment.log_rows);
     println!("lanes     {}", commitment.lanes);
+    println!("basis     {}", commitment.basis);
     Ok(())
 }

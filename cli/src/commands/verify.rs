@@ -36,6 +36,7 @@ pub fn run(args: VerifyArgs) -> Result<(), CliError> {
         root: args.root,
         log_rows: args.log_rows,
         lanes: args.lanes,
+        basis: Default::default(),
     };
     let rows = ntt_pcs::verify(&commitment, &args.rows.0, &opening)?;
     println!("proof holds for {} row(s)", rows.len());

@@ -59,6 +59,8 @@ pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, 
         root,
         log_rows,
         lanes,
+        // Hashing alone cannot tell the basis; a caller that knows it sets the field.
+        basis: Default::default(),
     };
     let total = started.elapsed();
     let timings = CommitTimings {

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::RootHexError;
+use crate::domain::BasisName;
 use super::hex_serde;
 
 /// A BLAKE3 commitment to a codeword of `2^log_rows` rows × `lanes` words.
@@ -19,6 +20,10 @@ pub struct Commitment {
     pub log_rows: u32,
     /// Words per row.
     pub lanes: usize,
+    /// The basis the codeword was evaluated on (absent in older JSON: the polynomial basis). The
+    /// root does not depend on it, but a verifier that re-encodes needs it.
+    #[serde(default)]
+    pub basis: BasisName,
 }
 
 impl Commitment {

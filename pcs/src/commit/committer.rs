@@ -151,6 +151,7 @@ impl Committer {
             root,
             log_rows: shape.log_rows,
             lanes,
+            basis: self.encoder.domain().basis().name(),
         };
         let total = started.elapsed();
         let workers = self.encoder.pool().num_workers().max(1) as u32;

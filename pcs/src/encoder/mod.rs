@@ -17,7 +17,9 @@ mod shape;
 pub use shape::{MessageLayout, Shape};
 
 use crate::plan::{Plan, PlanConfig, plan_for};
+use crate::domain::Domain;
 use crate::sink::RowSink;
+use crate::twiddle::Twiddles;
 use crate::wisdom::Wisdom;
 use exec::{Message, Run};
 use ntt_kernels::Backend;
@@ -45,6 +47,8 @@ pub enum EncodeError {
     RateTooLow { log_inv_rate: u32, log_rows: u32 },
     #[error("message has {actual} words, expected {expected} (codeword words / 2^r)")]
     MessageLength { expected: usize, actual: usize },
+    #[error("2^{log_rows} rows is more than the domain's basis of {basis_len} vectors spans")]
+    DomainTooSmall { log_rows: u32, basis_len: usize },
     #[error("a task panicked during the encode (the codeword is incomplete): {0}")]
     TaskPanicked(String),
 }
@@ -57,6 +61,9 @@ pub struct Encoder {
     config: PlanConfig,
     /// Measured settings for this machine; they fill what `config` leaves unforced.
     wisdom: Option<Arc<Wisdom>>,
+    /// Where the codeword is evaluated, and the twiddles that follow from it.
+    domain: Domain,
+    twiddles: Arc<Twiddles>,
 }
 
 /// The shape of a `len`-word buffer of `lanes` lanes at rate 1/2^log_inv_rate.
@@ -117,7 +124,22 @@ impl Encoder {
             backend,
             config: PlanConfig::default(),
             wisdom: None,
+            domain: Domain::polynomial(),
+            twiddles: Arc::new(Twiddles::polynomial()),
         }
+    }
+
+    /// Evaluates on `domain` (the polynomial basis, unshifted, unless set): only the twiddles
+    /// change, so plans, kernels and speed stay the same.
+    pub fn with_domain(mut self, domain: Domain) -> Self {
+        self.twiddles = Arc::new(Twiddles::new(&domain));
+        self.domain = domain;
+        self
+    }
+
+    /// The evaluation domain.
+    pub fn domain(&self) -> &Domain {
+        &self.domain
     }
 
     /// Forces planner values (tuning experiments, saved wisdom).
@@ -159,6 +181,7 @@ impl Encoder {
     /// A shape that cannot be encoded (zero lanes, too many rows, r > log_rows).
     pub fn plan(&self, shape: Shape, layout: MessageLayout) -> Result<Plan, EncodeError> {
         check_shape(shape)?;
+        self.check_domain(shape)?;
         Ok(self.plan_inner(shape, Some(layout)))
     }
 
@@ -168,7 +191,25 @@ impl Encoder {
     /// As for [`Encoder::plan`].
     pub fn plan_in_place(&self, shape: Shape) -> Result<Plan, EncodeError> {
         check_shape(shape)?;
+        self.check_domain(shape)?;
         Ok(self.plan_inner(shape, None))
+    }
+
+    /// The shape of a buffer, also checked against the domain's size.
+    fn domain_shape(&self, len: usize, lanes: usize, log_inv_rate: u32) -> Result<Shape, EncodeError> {
+        let shape = shape_of(len, lanes, log_inv_rate)?;
+        self.check_domain(shape)?;
+        Ok(shape)
+    }
+
+    fn check_domain(&self, shape: Shape) -> Result<(), EncodeError> {
+        if shape.log_rows > self.domain.max_log_rows() {
+            return Err(EncodeError::DomainTooSmall {
+                log_rows: shape.log_rows,
+                basis_len: self.domain.basis().len(),
+            });
+        }
+        Ok(())
     }
 
     fn run(&self, run: &Run<'_>) -> Result<(), EncodeError> {
@@ -188,13 +229,14 @@ impl Encoder {
         log_inv_rate: u32,
         sink: Option<&dyn RowSink>,
     ) -> Result<(), EncodeError> {
-        let shape = shape_of(data.len(), lanes, log_inv_rate)?;
+        let shape = self.domain_shape(data.len(), lanes, log_inv_rate)?;
         let plan = self.plan_inner(shape, None);
         // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
         self.run(&Run {
             backend: self.backend,
+            twiddles: &self.twiddles,
             plan: &plan,
             dst,
             msg: Message::InPlace,
@@ -216,7 +258,7 @@ impl Encoder {
         log_inv_rate: u32,
         sink: Option<&dyn RowSink>,
     ) -> Result<(), EncodeError> {
-        let shape = shape_of(codeword.len(), lanes, log_inv_rate)?;
+        let shape = self.domain_shape(codeword.len(), lanes, log_inv_rate)?;
         if msg.len() != shape.message_words() {
             return Err(EncodeError::MessageLength {
                 expected: shape.message_words(),
@@ -234,6 +276,7 @@ impl Encoder {
         };
         self.run(&Run {
             backend: self.backend,
+            twiddles: &self.twiddles,
             plan: &plan,
             dst,
             msg,
@@ -247,13 +290,14 @@ impl Encoder {
     /// # Errors
     /// Bad shapes (see [`EncodeError`]); nothing is written then.
     pub fn inverse_in_place(&self, data: &mut [u64], lanes: usize) -> Result<(), EncodeError> {
-        let shape = shape_of(data.len(), lanes, 0)?;
+        let shape = self.domain_shape(data.len(), lanes, 0)?;
         let plan = self.plan_inner(shape, None);
         // SAFETY: `data` is borrowed mutably for the whole call and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
         Run {
             backend: self.backend,
+            twiddles: &self.twiddles,
             plan: &plan,
             dst,
             msg: Message::InPlace,
