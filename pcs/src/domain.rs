@@ -10,7 +10,6 @@
 //! [`Basis::Cantor`] (β_0 = 1, β_j² + β_j = β_{j−1}, as Plonky3's `p3_binary_dft::domain_point`
 //! spells it for `Poly64`, so every ŝ_j is already normalised).
 
-use ntt_kernels::Gf64;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -197,14 +196,15 @@ impl Domain {
     }
 }
 
-/// `a²` in the field, for the recurrence checks.
-pub(crate) fn square(a: u64) -> u64 {
-    (Gf64(a) * Gf64(a)).0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ntt_kernels::Gf64;
+
+    /// `a²` in the field, for the recurrence checks.
+    fn square(a: u64) -> u64 {
+        (Gf64(a) * Gf64(a)).0
+    }
 
     #[test]
     fn cantor_basis_satisfies_its_recurrence() {

@@ -205,6 +205,7 @@ fn larger_shapes_match_the_reference() {
                 ..PlanConfig::default()
             },
             backend: *Backend::available().last().expect("a backend"),
+            domain: Domain::default(),
             seed: u64::from(log_rows),
         };
         check_case(&case).expect("matches");
@@ -239,6 +240,7 @@ fn column_tiles_match_the_reference() {
             workers: 2,
             config,
             backend,
+            domain: Domain::cantor().with_shift(u64::from(log_rows) << 40 | 0x1234),
             seed: u64::from(log_rows) << 8 | lanes as u64,
         };
         check_case(&case).expect("matches");
