@@ -178,11 +178,11 @@ fn run_once<N: AdditiveNtt<Poly64> + Sync>(
 ) -> bool {
     let witness = instance.witness();
     nanos.store(0, Ordering::Relaxed);
-    let mut challenger = challenger();
+    let mut transcript = challenger();
     let start = Instant::now();
-    let (commitment, data) = pcs.commit(witness, &mut challenger).expect("commit");
+    let (commitment, data) = pcs.commit(witness, &mut transcript).expect("commit");
     let committed = Instant::now();
-    let proof = pcs.open(data, instance.protocol(), &mut challenger).expect("open");
+    let proof = pcs.open(data, instance.protocol(), &mut transcript).expect("open");
     let opened = Instant::now();
     out.commit.push(committed - start);
     out.open.push(opened - committed);
@@ -191,10 +191,6 @@ fn run_once<N: AdditiveNtt<Poly64> + Sync>(
     verifier
         .verify(&commitment, &proof, &mut challenger(), instance.protocol())
         .is_ok()
-}
-
-fn challenger() -> Challenger {
-    challenger()
 }
 
 fn main() {

@@ -119,7 +119,8 @@ fn custom_bases_equal_plonky3s_basis_transform() {
         let log_rows = rng.random_range(1..=12u32);
         let lanes = rng.random_range(1..=9usize);
         // Random vectors are independent with overwhelming probability; the constructor checks.
-        let vectors = random_words(&mut rng, log_rows as usize + rng.random_range(0..3));
+        let extra = rng.random_range(0..3);
+        let vectors = random_words(&mut rng, log_rows as usize + extra);
         let basis = Basis::custom(vectors.clone()).expect("independent");
         let shift: u64 = if case % 2 == 0 { rng.random() } else { 0 };
         let coeffs = random_words(&mut rng, lanes << log_rows);

@@ -37,7 +37,7 @@ const fn mmcs(cap_height: usize) -> Mmcs {
 
 /// One WHIR instance: `columns` random columns of `num_variables` variables, opened at every
 /// column.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Instance {
     num_variables: usize,
     columns: usize,
@@ -66,7 +66,7 @@ impl Instance {
                 security_level: 32,
                 pow_bits: 0,
                 round_log_inv_rates: vec![],
-                folding_factor: self.folding,
+                folding_factor: self.folding.clone(),
                 soundness_type: SecurityAssumption::JohnsonBound,
                 starting_log_inv_rate: self.starting_log_inv_rate,
             },
@@ -93,7 +93,7 @@ where
 
 /// Proves `instance` with both NTTs under the layout `L`; checks that Plonky3 verifies the
 /// engine's proof, that both proofs are the same bytes, and that a tampered proof is refused.
-fn check<L: Layout<Poly64, Poly192>>(instance: Instance, witness: impl Fn() -> Witness<Poly64>) {
+fn check<L: Layout<Poly64, Poly192>>(instance: &Instance, witness: impl Fn() -> Witness<Poly64>) {
     let plonky_domain = PlonkyDomain::default();
     let engine_domain = EngineDomain::new(EngineNtt::with_workers(2));
     let committed = witness().num_variables();
@@ -131,7 +131,7 @@ fn prefix(instance: Instance) {
             instance.first_folding,
         )
     };
-    check::<PrefixProver<Poly64, Poly192>>(instance, witness);
+    check::<PrefixProver<Poly64, Poly192>>(&instance, witness);
 }
 
 fn suffix(instance: Instance) {
@@ -142,7 +142,7 @@ fn suffix(instance: Instance) {
             instance.first_folding,
         )
     };
-    check::<SuffixProver<Poly64, Poly192>>(instance, witness);
+    check::<SuffixProver<Poly64, Poly192>>(&instance, witness);
 }
 
 #[test]
