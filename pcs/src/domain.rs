@@ -122,9 +122,7 @@ impl core::str::FromStr for Basis {
         match s.trim().to_ascii_lowercase().as_str() {
             "polynomial" => Ok(Self::Polynomial),
             "cantor" => Ok(Self::Cantor),
-            other => Err(format!(
-                "unknown basis `{other}` (expected polynomial or cantor)"
-            )),
+            other => Err(format!("unknown basis `{other}` (expected polynomial or cantor)")),
         }
     }
 }
@@ -236,7 +234,10 @@ mod tests {
     #[test]
     fn points_are_shifted_sums_of_basis_vectors() {
         let d = Domain::polynomial();
-        assert_eq!((0..8).map(|k| d.point(k)).collect::<Vec<_>>(), (0..8).collect::<Vec<_>>());
+        assert_eq!(
+            (0..8).map(|k| d.point(k)).collect::<Vec<_>>(),
+            (0..8).collect::<Vec<_>>()
+        );
         let d = Domain::cantor().with_shift(0x100);
         assert_eq!(d.point(0), 0x100);
         assert_eq!(d.point(0b101), 0x100 ^ CANTOR_BASIS[0] ^ CANTOR_BASIS[2]);

@@ -398,7 +398,11 @@ mod tests {
         // W_j(v_i) = v_(i−j) for the Cantor basis, and W_j(v_j) = 1: row d is β_0, β_1, ….
         let t = table_for(&Basis::Cantor);
         for d in 0..TABLE_ROWS as u32 {
-            assert_eq!(t.row(d), &crate::domain::CANTOR_BASIS[..64 - d as usize], "row {d}");
+            assert_eq!(
+                t.row(d),
+                &crate::domain::CANTOR_BASIS[..64 - d as usize],
+                "row {d}"
+            );
         }
     }
 
@@ -424,7 +428,10 @@ mod tests {
     fn custom_tables_are_cached() {
         let b = Basis::custom(vec![5, 9, 0x40]).unwrap();
         assert!(std::ptr::eq(table_for(&b), table_for(&b.clone())));
-        assert_eq!(table_for(&b).row(0), &[1, table_for(&b).row(0)[1], table_for(&b).row(0)[2]]);
+        assert_eq!(
+            table_for(&b).row(0),
+            &[1, table_for(&b).row(0)[1], table_for(&b).row(0)[2]]
+        );
     }
 
     #[test]

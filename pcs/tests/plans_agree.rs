@@ -51,7 +51,11 @@ fn domain() -> impl Strategy<Value = Domain> {
             _ => random_basis(seed),
         };
         let domain = Domain::new(basis);
-        if shifted { domain.with_shift(seed.rotate_left(17)) } else { domain }
+        if shifted {
+            domain.with_shift(seed.rotate_left(17))
+        } else {
+            domain
+        }
     })
 }
 
@@ -69,7 +73,18 @@ fn case() -> impl Strategy<Value = Case> {
         (domain(), any::<u64>()),
     )
         .prop_map(
-            |(log_rows, lanes, r, workers, wide, log_l2_rows, log_l3_extra, deep, backend, (domain, seed))| {
+            |(
+                log_rows,
+                lanes,
+                r,
+                workers,
+                wide,
+                log_l2_rows,
+                log_l3_extra,
+                deep,
+                backend,
+                (domain, seed),
+            )| {
                 let lanes = lanes.min((MAX_WORDS >> log_rows).max(1));
                 let backends = Backend::available();
                 let l2_bytes = (lanes * 8) << log_l2_rows;

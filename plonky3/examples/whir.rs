@@ -34,7 +34,14 @@ type Hash = SerializingHasher<Keccak256Hash>;
 type Compress = CompressionFunctionFromHasher<Keccak256Hash, 2, 32>;
 type Mmcs = MerkleTreeMmcs<Poly64, u8, Hash, Compress, 2, 32>;
 type Challenger = BinaryChallenger<Poly64, HashChallenger<u8, Keccak256Hash, 32>>;
-type Pcs<N> = WhirProver<Poly192, Poly64, BinaryWhirDomain<Poly64, Timed<N>>, Mmcs, Challenger, PrefixProver<Poly64, Poly192>>;
+type Pcs<N> = WhirProver<
+    Poly192,
+    Poly64,
+    BinaryWhirDomain<Poly64, Timed<N>>,
+    Mmcs,
+    Challenger,
+    PrefixProver<Poly64, Poly192>,
+>;
 
 #[derive(Parser, Debug)]
 #[command(about = "Plonky3 binary WHIR with Plonky3's NTT and with the engine's, timed")]
@@ -70,7 +77,8 @@ impl<N> Timed<N> {
     fn time<T>(&self, f: impl FnOnce(&N) -> T) -> T {
         let start = Instant::now();
         let out = f(&self.inner);
-        self.nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.nanos
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
         out
     }
 }
@@ -119,7 +127,10 @@ struct Instance {
 impl Instance {
     fn witness(&self) -> Witness<Poly64> {
         let mut rng = SmallRng::seed_from_u64(0x00B1_A47E);
-        PrefixProver::<Poly64, Poly192>::new_witness(vec![Table::rand(&mut rng, 1, self.num_variables)], self.args_folding)
+        PrefixProver::<Poly64, Poly192>::new_witness(
+            vec![Table::rand(&mut rng, 1, self.num_variables)],
+            self.args_folding,
+        )
     }
 
     fn protocol(&self) -> OpeningProtocol {
@@ -147,7 +158,11 @@ impl Instance {
             &domain,
         )
         .expect("a valid WHIR configuration");
-        let mmcs = Mmcs::new(Hash::new(Keccak256Hash), Compress::new(Keccak256Hash), recommended_cap_height(&config));
+        let mmcs = Mmcs::new(
+            Hash::new(Keccak256Hash),
+            Compress::new(Keccak256Hash),
+            recommended_cap_height(&config),
+        );
         WhirProver::new(config, domain, mmcs)
     }
 }
@@ -165,7 +180,11 @@ fn median_ms(samples: &[Duration]) -> f64 {
     let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
     ms.sort_by(f64::total_cmp);
     let n = ms.len();
-    if n % 2 == 1 { ms[n / 2] } else { (ms[n / 2 - 1] + ms[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        ms[n / 2]
+    } else {
+        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+    }
 }
 
 /// Commits and opens once, timed; returns whether Plonky3's default verifier accepts the proof.
@@ -182,12 +201,16 @@ fn run_once<N: AdditiveNtt<Poly64> + Sync>(
     let start = Instant::now();
     let (commitment, data) = pcs.commit(witness, &mut transcript).expect("commit");
     let committed = Instant::now();
-    let proof = pcs.open(data, instance.protocol(), &mut transcript).expect("open");
+    let proof = pcs
+        .open(data, instance.protocol(), &mut transcript)
+        .expect("open");
     let opened = Instant::now();
     out.commit.push(committed - start);
     out.open.push(opened - committed);
-    out.encode.push(Duration::from_nanos(nanos.load(Ordering::Relaxed)));
-    out.proofs.push(postcard::to_allocvec(&(&commitment, &proof)).expect("serialise"));
+    out.encode
+        .push(Duration::from_nanos(nanos.load(Ordering::Relaxed)));
+    out.proofs
+        .push(postcard::to_allocvec(&(&commitment, &proof)).expect("serialise"));
     verifier
         .verify(&commitment, &proof, &mut challenger(), instance.protocol())
         .is_ok()
@@ -211,8 +234,11 @@ fn main() {
         num_variables: args.num_variables,
         pow_bits: args.pow_bits,
     };
-    let (plonky_nanos, engine_nanos, verify_nanos) =
-        (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let (plonky_nanos, engine_nanos, verify_nanos) = (
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+    );
     let plonky = instance.pcs(LchNtt::<Poly64>::default(), &plonky_nanos);
     let engine = instance.pcs(EngineNtt::with_workers(workers), &engine_nanos);
     let verifier = instance.pcs(LchNtt::<Poly64>::default(), &verify_nanos);
@@ -235,7 +261,11 @@ fn main() {
             }
         }
     });
-    let identical = p.proofs.iter().chain(&e.proofs).all(|proof| *proof == p.proofs[0]);
+    let identical = p
+        .proofs
+        .iter()
+        .chain(&e.proofs)
+        .all(|proof| *proof == p.proofs[0]);
 
     let (pc, ec) = (median_ms(&p.commit), median_ms(&e.commit));
     let (po, eo) = (median_ms(&p.open), median_ms(&e.open));
@@ -258,7 +288,10 @@ fn main() {
             "WHIR, 2^{} coefficients, folding {}, {} worker(s), {} repeats (medians)",
             args.num_variables, args.folding, workers, args.repeats
         );
-        println!("{:<10} {:>12} {:>12} {:>9}", "", "plonky3 ms", "engine ms", "speedup");
+        println!(
+            "{:<10} {:>12} {:>12} {:>9}",
+            "", "plonky3 ms", "engine ms", "speedup"
+        );
         for (name, a, b) in [("commit", pc, ec), ("open", po, eo), ("encode", pe, ee)] {
             println!("{name:<10} {a:>12.2} {b:>12.2} {:>8.2}×", a / b);
         }

@@ -111,7 +111,10 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         }
         log_height(mat.height());
         let width = mat.width();
-        done(self.shifted(shift).encode_in_place(as_words_mut(&mut mat.values), width, 0, None));
+        done(
+            self.shifted(shift)
+                .encode_in_place(as_words_mut(&mut mat.values), width, 0, None),
+        );
         mat
     }
 
@@ -121,7 +124,10 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         }
         log_height(mat.height());
         let width = mat.width();
-        done(self.shifted(shift).inverse_in_place(as_words_mut(&mut mat.values), width));
+        done(
+            self.shifted(shift)
+                .inverse_in_place(as_words_mut(&mut mat.values), width),
+        );
         mat
     }
 
@@ -129,7 +135,11 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         self.shifted_ntt_batch(mat, Poly64::new(0))
     }
 
-    fn ntt_batch_padded(&self, mut mat: RowMajorMatrix<Poly64>, log_inv_rate: usize) -> RowMajorMatrix<Poly64> {
+    fn ntt_batch_padded(
+        &self,
+        mut mat: RowMajorMatrix<Poly64>,
+        log_inv_rate: usize,
+    ) -> RowMajorMatrix<Poly64> {
         if empty(&mat) {
             return mat;
         }
@@ -138,16 +148,18 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         let width = mat.width();
         // The rows past the message are zero (the caller's promise): the encoder never reads
         // them, it replicates the message into them.
-        done(self.encoder.encode_in_place(
-            as_words_mut(&mut mat.values),
-            width,
-            log_inv_rate as u32,
-            None,
-        ));
+        done(
+            self.encoder
+                .encode_in_place(as_words_mut(&mut mat.values), width, log_inv_rate as u32, None),
+        );
         mat
     }
 
-    fn ntt_batch_borrowed(&self, mat: RowMajorMatrixView<'_, Poly64>, log_inv_rate: usize) -> RowMajorMatrix<Poly64> {
+    fn ntt_batch_borrowed(
+        &self,
+        mat: RowMajorMatrixView<'_, Poly64>,
+        log_inv_rate: usize,
+    ) -> RowMajorMatrix<Poly64> {
         let width = mat.width();
         if width == 0 {
             return RowMajorMatrix::new(Vec::new(), 0);

@@ -12,7 +12,9 @@ use rand_chacha::ChaCha8Rng;
 const MAX_WORDS: usize = 1 << 17;
 
 fn matrix(rng: &mut ChaCha8Rng, log_height: usize, width: usize) -> RowMajorMatrix<Poly64> {
-    let values = (0..width << log_height).map(|_| Poly64::new(rng.random())).collect();
+    let values = (0..width << log_height)
+        .map(|_| Poly64::new(rng.random()))
+        .collect();
     RowMajorMatrix::new(values, width)
 }
 
@@ -27,21 +29,35 @@ fn every_method_equals_lch() {
     let engines = engines();
     for case in 0..80 {
         let log_height = rng.random_range(0..=16usize);
-        let width = rng.random_range(1..=64usize).min((MAX_WORDS >> log_height).max(1));
+        let width = rng
+            .random_range(1..=64usize)
+            .min((MAX_WORDS >> log_height).max(1));
         let ntt = &engines[case % 2];
         let shift = Poly64::new(rng.random());
         let mat = matrix(&mut rng, log_height, width);
         let what = format!("case {case}: 2^{log_height} × {width}");
 
         let forward = ntt.shifted_ntt_batch(mat.clone(), shift);
-        assert!(forward == lch.shifted_ntt_batch(mat.clone(), shift), "{what}: shifted ntt");
-        assert!(ntt.shifted_intt_batch(forward, shift) == mat, "{what}: shifted round trip");
+        assert!(
+            forward == lch.shifted_ntt_batch(mat.clone(), shift),
+            "{what}: shifted ntt"
+        );
+        assert!(
+            ntt.shifted_intt_batch(forward, shift) == mat,
+            "{what}: shifted round trip"
+        );
         assert!(
             ntt.shifted_intt_batch(mat.clone(), shift) == lch.shifted_intt_batch(mat.clone(), shift),
             "{what}: shifted intt"
         );
-        assert!(ntt.ntt_batch(mat.clone()) == lch.ntt_batch(mat.clone()), "{what}: ntt");
-        assert!(ntt.intt_batch(mat.clone()) == lch.intt_batch(mat.clone()), "{what}: intt");
+        assert!(
+            ntt.ntt_batch(mat.clone()) == lch.ntt_batch(mat.clone()),
+            "{what}: ntt"
+        );
+        assert!(
+            ntt.intt_batch(mat.clone()) == lch.intt_batch(mat.clone()),
+            "{what}: intt"
+        );
 
         let r = rng.random_range(0..=log_height.min(4));
         let mut padded = mat.clone();
@@ -81,12 +97,16 @@ fn prover_widths_and_tiny_heights() {
     for width in [1, 2, 3, 6, 8, 24, 48] {
         for log_height in 0..=6 {
             let mat = matrix(&mut rng, log_height, width);
-            assert!(ntt.ntt_batch(mat.clone()) == lch.ntt_batch(mat.clone()), "{width} × 2^{log_height}");
+            assert!(
+                ntt.ntt_batch(mat.clone()) == lch.ntt_batch(mat.clone()),
+                "{width} × 2^{log_height}"
+            );
             for r in 0..=log_height.min(3) {
                 let rows = (1 << log_height) >> r;
                 let message = RowMajorMatrix::new(mat.values[..rows * width].to_vec(), width);
                 assert!(
-                    ntt.ntt_batch_borrowed(message.as_view(), r) == lch.ntt_batch_borrowed(message.as_view(), r),
+                    ntt.ntt_batch_borrowed(message.as_view(), r)
+                        == lch.ntt_batch_borrowed(message.as_view(), r),
                     "{width} × 2^{log_height} borrowed at r {r}"
                 );
             }

@@ -17,7 +17,12 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 fn pool(workers: usize) -> Arc<ThreadPool> {
-    Arc::new(ThreadPoolBuilder::new().num_threads(workers).build().expect("pool"))
+    Arc::new(
+        ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .expect("pool"),
+    )
 }
 
 fn random_words(rng: &mut ChaCha8Rng, n: usize) -> Vec<u64> {
@@ -36,7 +41,11 @@ fn bits(values: &[Poly64]) -> Vec<u64> {
 fn the_cantor_basis_is_plonky3s() {
     for (i, &v) in CANTOR_BASIS.iter().enumerate() {
         assert_eq!(Poly64::cantor_basis(i).to_bits(), v, "v_{i}");
-        assert_eq!(p3_binary_dft::domain_point::<Poly64>(1 << i).to_bits(), v, "v_{i}");
+        assert_eq!(
+            p3_binary_dft::domain_point::<Poly64>(1 << i).to_bits(),
+            v,
+            "v_{i}"
+        );
     }
 }
 
@@ -85,7 +94,10 @@ fn cantor_codewords_equal_plonky3s_encoder() {
 
         enc.inverse_in_place(&mut data, lanes).expect("inverse");
         assert!(data[..msg.len()] == msg[..], "{what}: inverse");
-        assert!(data[msg.len()..].iter().all(|&w| w == 0), "{what}: inverse padding");
+        assert!(
+            data[msg.len()..].iter().all(|&w| w == 0),
+            "{what}: inverse padding"
+        );
     }
 }
 

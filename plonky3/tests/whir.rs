@@ -100,12 +100,18 @@ fn check<L: Layout<Poly64, Poly192>>(instance: &Instance, witness: impl Fn() -> 
     let config = instance.config(committed, &plonky_domain);
     let cap = recommended_cap_height(&config);
     let plonky: Pcs<PlonkyDomain, L> = Pcs::new(config, plonky_domain, mmcs(cap));
-    let engine: Pcs<EngineDomain, L> =
-        Pcs::new(instance.config(committed, &engine_domain), engine_domain, mmcs(cap));
+    let engine: Pcs<EngineDomain, L> = Pcs::new(
+        instance.config(committed, &engine_domain),
+        engine_domain,
+        mmcs(cap),
+    );
 
     let (engine_commitment, engine_bytes, engine_proof) = prove(&engine, witness(), instance.protocol());
     let (plonky_commitment, plonky_bytes, _) = prove(&plonky, witness(), instance.protocol());
-    assert!(engine_commitment == plonky_commitment, "{instance:?}: commitments differ");
+    assert!(
+        engine_commitment == plonky_commitment,
+        "{instance:?}: commitments differ"
+    );
     assert!(engine_bytes == plonky_bytes, "{instance:?}: proofs differ");
 
     let commitment = postcard::from_bytes(&engine_commitment).expect("deserialise");
@@ -114,7 +120,12 @@ fn check<L: Layout<Poly64, Poly192>>(instance: &Instance, witness: impl Fn() -> 
         .expect("Plonky3 verifies the engine's proof");
 
     let mut tampered = engine_proof;
-    tampered.whir.final_poly.as_mut().expect("a final polynomial").as_mut_slice()[0] += Poly192::ONE;
+    tampered
+        .whir
+        .final_poly
+        .as_mut()
+        .expect("a final polynomial")
+        .as_mut_slice()[0] += Poly192::ONE;
     assert!(
         plonky
             .verify(&commitment, &tampered, &mut challenger(), instance.protocol())

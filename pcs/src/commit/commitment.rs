@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::RootHexError;
-use crate::domain::BasisName;
 use super::hex_serde;
+use crate::domain::BasisName;
 
 /// A BLAKE3 commitment to a codeword of `2^log_rows` rows × `lanes` words.
 ///

@@ -269,7 +269,14 @@ pub(crate) unsafe fn forward_group(
             // SAFETY: scratch holds the group's `group_words` words, initialised by the previous
             // step (or the source itself), and nothing else refers to it meanwhile.
             let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
-            forward_step((backend, twiddles), buf, block_rows * width, k, depth, first_block);
+            forward_step(
+                (backend, twiddles),
+                buf,
+                block_rows * width,
+                k,
+                depth,
+                first_block,
+            );
         } else {
             // The first or last step: strided groups that read `at` and write `to`.
             let strided = |c: usize, tw: &[u64]| {

@@ -16,8 +16,8 @@ mod shape;
 
 pub use shape::{MessageLayout, Shape};
 
-use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::domain::Domain;
+use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::sink::RowSink;
 use crate::twiddle::Twiddles;
 use crate::wisdom::Wisdom;
