@@ -75,8 +75,9 @@ pub fn bare_encoder_with(
     Ok(Encoder::new(Arc::new(pool), backend))
 }
 
-pub fn committer(threads: Option<usize>) -> Result<Committer, CliError> {
-    Ok(Committer::new(encoder(threads)?))
+/// A committer evaluating on `domain`.
+pub fn committer_on(threads: Option<usize>, domain: ntt_pcs::Domain) -> Result<Committer, CliError> {
+    Ok(Committer::new(encoder(threads)?.with_domain(domain)))
 }
 
 /// The values `NTT_TOPOLOGY` takes; anything else is read as hwloc, which a typo should not hide.

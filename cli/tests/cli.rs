@@ -76,6 +76,23 @@ fn repeated_commits_report_the_fresh_run_apart_from_the_reused_ones() {
 }
 
 #[test]
+fn the_basis_flag_is_reported_and_changes_the_root() {
+    let root = |basis: &str| {
+        let out = ntt(&["commit", "--json", "--threads", "1", "--basis", basis]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        assert_eq!(v["basis"], basis);
+        v["root"].as_str().expect("root").to_owned()
+    };
+    assert_ne!(root("polynomial"), root("cantor"));
+    let default = ntt(&["commit", "--json", "--threads", "1"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&default)).expect("JSON");
+    assert_eq!(v["basis"], "polynomial");
+    let bad = ntt(&["commit", "--basis", "tower"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+}
+
+#[test]
 fn saved_codeword_hashes_to_the_root() {
     let dir = scratch("save");
     let witness = dir.join("w.bin");

@@ -4,6 +4,7 @@
 pub use ntt_verify;
 
 pub mod commit;
+pub mod domain;
 pub mod encoder;
 pub mod plan;
 pub mod reference;
@@ -19,6 +20,7 @@ pub use commit::{
     CommitError, CommitTimings, Commitment, Committer, OpenError, Opening, ProofDecodeError, ProverData,
     VerifyError, verify,
 };
+pub use domain::{Basis, BasisError, BasisName, Domain};
 pub use encoder::{EncodeError, Encoder, SetupError};
 pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use shape::{CodewordShape, Expansion, MessageLayout, Shape, ShapeError};

@@ -1,53 +1,84 @@
-//! The normalised subspace-polynomial table and the twiddles it gives (Lin-Chung-Han 2014, §3).
+//! The normalised subspace-polynomial tables and the twiddles they give (Lin-Chung-Han 2014, §3),
+//! for any evaluation domain `shift + span(β_0, β_1, …)` (see [`crate::domain`]).
 //!
-//! With the basis β_j = x^j, the subspace polynomial s_i vanishes exactly on span{β_0..β_{i-1}}
-//! (the integers below 2^i) and is GF(2)-linear; ŝ_i = s_i / s_i(β_i) is its normalised form.
-//! Row `i` of the table holds ŝ_i(β_i), ŝ_i(β_{i+1}), …, ŝ_i(β_63) (so entry 0 is 1).
+//! The subspace polynomial s_i vanishes exactly on span{β_0..β_{i-1}} and is GF(2)-linear;
+//! ŝ_i = s_i / s_i(β_i) is its normalised form. Row `i` of a basis's table holds ŝ_i(β_i),
+//! ŝ_i(β_{i+1}), … (so entry 0 is 1). With the polynomial basis β_j = x^j the span of the first
+//! i vectors is the integers below 2^i.
 //!
 //! A butterfly whose two rows are `2^depth` apart (the block has `2^(depth+1)` rows) and whose
-//! block starts at row `b·2^(depth+1)` uses the twiddle ŝ_depth(ω_{b·2^(depth+1)}), which by
-//! linearity is Σ_j bit_j(b) · row_depth[1 + j]. It depends on the distance of the pair and the
-//! block index only, never on the size of the whole domain, so one table serves every size:
-//! for a domain of 2^L rows, layer ℓ has `depth = L − ℓ − 1`.
+//! block starts at row `b·2^(depth+1)` uses the twiddle ŝ_depth(shift + ω_{b·2^(depth+1)}), which
+//! by linearity is ŝ_depth(shift) + Σ_j bit_j(b) · row_depth[1 + j]. It depends on the distance
+//! of the pair and the block index only, never on the size of the whole domain, so one table
+//! serves every size: for a domain of 2^L rows, layer ℓ has `depth = L − ℓ − 1`. The shift only
+//! adds one constant per depth ([`Twiddles::offset`]), so one table per basis serves every coset.
 
+use crate::domain::{Basis, Domain};
 use ntt_kernels::Gf64;
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 /// Largest supported depth + 1: rows of the table (domains up to 2^63 rows).
 pub const TABLE_ROWS: usize = 63;
 
-/// The table ŝ_i(β_{i+j}) for i < 63 and i + j < 64.
+/// The table ŝ_i(β_{i+j}) for i < min(n, 63) and i + j < n, of a basis of n vectors.
 #[derive(Debug)]
 pub struct SubspaceTable {
     rows: Vec<Vec<u64>>,
     /// `prefix[i][k]` = row i's entries 0..=k added up: the steps of a [`TwiddleWalk`].
     prefix: Vec<Vec<u64>>,
+    /// s_i(β_i) before normalisation: the recurrence's step to s_{i+1} at any point.
+    diagonal: Vec<Gf64>,
+    /// 1 / s_i(β_i): the normalisation of row i.
+    normaliser: Vec<Gf64>,
 }
 
-/// The process-wide table, built on first use (a few thousand field multiplies).
+/// The polynomial basis's table, built on first use (a few thousand field multiplies).
 pub fn table() -> &'static SubspaceTable {
-    static TABLE: OnceLock<SubspaceTable> = OnceLock::new();
-    TABLE.get_or_init(SubspaceTable::build)
+    table_for(&Basis::Polynomial)
+}
+
+/// The table of `basis`, built once per process: the named bases in their own statics, each
+/// distinct custom basis in a process-wide cache (its tables are a few tens of KiB and live as
+/// long as the process, so a prover should use few custom bases).
+pub fn table_for(basis: &Basis) -> &'static SubspaceTable {
+    static POLYNOMIAL: OnceLock<SubspaceTable> = OnceLock::new();
+    static CANTOR: OnceLock<SubspaceTable> = OnceLock::new();
+    static CUSTOM: OnceLock<Mutex<HashMap<Vec<u64>, &'static SubspaceTable>>> = OnceLock::new();
+    match basis {
+        Basis::Polynomial => POLYNOMIAL.get_or_init(|| SubspaceTable::build(&basis.vectors())),
+        Basis::Cantor => CANTOR.get_or_init(|| SubspaceTable::build(&basis.vectors())),
+        Basis::Custom(vectors) => {
+            let cache = CUSTOM.get_or_init(Default::default);
+            // A poisoned lock only means another thread panicked while inserting; the map holds
+            // finished tables only.
+            let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+            map.entry(vectors.to_vec())
+                .or_insert_with(|| Box::leak(Box::new(SubspaceTable::build(vectors))))
+        }
+    }
 }
 
 impl SubspaceTable {
-    fn build() -> Self {
+    /// The table of the linearly independent `basis` (1 to 64 vectors).
+    fn build(basis: &[u64]) -> Self {
+        let n = basis.len();
         // Unnormalised rows first: row 0 is the basis; row i from row i−1 by
         // s_i(β_k) = s_{i−1}(β_k)·(s_{i−1}(β_k) + s_{i−1}(β_{i−1})).
-        let mut rows: Vec<Vec<Gf64>> = Vec::with_capacity(TABLE_ROWS);
-        rows.push((0..64).map(|j| Gf64(1u64 << j)).collect());
-        for i in 1..TABLE_ROWS {
+        let mut rows: Vec<Vec<Gf64>> = Vec::with_capacity(n.min(TABLE_ROWS));
+        rows.push(basis.iter().map(|&b| Gf64(b)).collect());
+        for i in 1..n.min(TABLE_ROWS) {
             let prev = &rows[i - 1];
             let next = prev[1..].iter().map(|&p| p * (p + prev[0])).collect();
             rows.push(next);
         }
+        let diagonal: Vec<Gf64> = rows.iter().map(|row| row[0]).collect();
+        let normaliser: Vec<Gf64> = diagonal.iter().map(|&d| d.inverse()).collect();
         // Normalise only after every row is built (each row by its own entry 0).
         let rows: Vec<Vec<u64>> = rows
             .into_iter()
-            .map(|row| {
-                let inv = row[0].inverse();
-                row.into_iter().map(|x| (x * inv).0).collect()
-            })
+            .zip(&normaliser)
+            .map(|(row, &inv)| row.into_iter().map(|x| (x * inv).0).collect())
             .collect();
         let prefix = rows
             .iter()
@@ -60,7 +91,12 @@ impl SubspaceTable {
                     .collect()
             })
             .collect();
-        Self { rows, prefix }
+        Self {
+            rows,
+            prefix,
+            diagonal,
+            normaliser,
+        }
     }
 
     /// Row `depth`: ŝ_depth(β_depth), ŝ_depth(β_{depth+1}), ….
@@ -68,9 +104,60 @@ impl SubspaceTable {
         &self.rows[depth as usize]
     }
 
-    /// The twiddle of block `block` for row pairs `2^depth` apart.
+    /// The twiddle of block `block` for row pairs `2^depth` apart, unshifted.
     pub fn twiddle(&self, depth: u32, block: u64) -> u64 {
         sum_bits(&self.row(depth)[1..], block)
+    }
+
+    /// ŝ_0(x), ŝ_1(x), … for every row of the table, by the subspace recurrence.
+    fn normalised_at(&self, x: u64) -> [u64; TABLE_ROWS] {
+        let mut out = [0u64; TABLE_ROWS];
+        let mut at = Gf64(x);
+        for (i, o) in out.iter_mut().enumerate().take(self.rows.len()) {
+            *o = (at * self.normaliser[i]).0;
+            at = at * (at + self.diagonal[i]);
+        }
+        out
+    }
+}
+
+/// The twiddles of one domain: its basis's table and the shift's constant per depth. Cheap to
+/// make (63 field multiplies for a shift); an encode makes one.
+#[derive(Clone, Debug)]
+pub struct Twiddles {
+    table: &'static SubspaceTable,
+    /// ŝ_depth(shift), added to every twiddle of that depth.
+    offsets: [u64; TABLE_ROWS],
+}
+
+impl Twiddles {
+    pub fn new(domain: &Domain) -> Self {
+        let table = table_for(domain.basis());
+        let offsets = if domain.shift() == 0 {
+            [0; TABLE_ROWS]
+        } else {
+            table.normalised_at(domain.shift())
+        };
+        Self { table, offsets }
+    }
+
+    /// The polynomial basis, unshifted.
+    pub fn polynomial() -> Self {
+        Self::new(&Domain::polynomial())
+    }
+
+    pub fn table(&self) -> &'static SubspaceTable {
+        self.table
+    }
+
+    /// ŝ_depth(shift).
+    pub fn offset(&self, depth: u32) -> u64 {
+        self.offsets[depth as usize]
+    }
+
+    /// The twiddle of block `block` for row pairs `2^depth` apart.
+    pub fn twiddle(&self, depth: u32, block: u64) -> u64 {
+        self.table.twiddle(depth, block) ^ self.offset(depth)
     }
 }
 
@@ -102,12 +189,13 @@ pub struct TwiddleWalk {
 }
 
 impl TwiddleWalk {
-    /// Walks Σ_j bit_j(b)·row_depth[offset + j] from block `first` on (`offset ≥ 1`).
-    fn over(depth: u32, offset: usize, first: u64) -> Self {
-        let t = table();
+    /// Walks ŝ_depth(shift) + Σ_j bit_j(b)·row_depth[offset + j] from block `first` on
+    /// (`offset ≥ 1`).
+    fn over(tw: &Twiddles, depth: u32, offset: usize, first: u64) -> Self {
+        let t = tw.table;
         let prefix = &t.prefix[depth as usize];
         Self {
-            current: sum_bits(&t.row(depth)[offset..], first),
+            current: sum_bits(&t.row(depth)[offset..], first) ^ tw.offset(depth),
             block: first,
             prefix: &prefix[offset..],
             before: prefix[offset - 1],
@@ -115,8 +203,8 @@ impl TwiddleWalk {
     }
 
     /// The walk of `twiddle(depth, b)` (row `depth`, offset 1) from block `first`.
-    pub fn for_depth(depth: u32, first: u64) -> Self {
-        Self::over(depth, 1, first)
+    pub fn for_depth(tw: &Twiddles, depth: u32, first: u64) -> Self {
+        Self::over(tw, depth, 1, first)
     }
 
     /// The twiddle of the current block.
@@ -150,15 +238,16 @@ pub struct Radix8Walk {
 
 impl Radix8Walk {
     /// `depth ≥ 2`; `first` is the block index at the top layer.
-    pub fn new(depth: u32, first: u64) -> Self {
-        let t = table();
+    pub fn new(tw: &Twiddles, depth: u32, first: u64) -> Self {
+        let t = tw.table;
         let mid = t.row(depth - 1);
         let low = t.row(depth - 2);
         Self {
-            top: TwiddleWalk::over(depth, 1, first),
+            top: TwiddleWalk::over(tw, depth, 1, first),
             // T(depth−1, 2b) = Σ bit_j(b)·mid[2 + j]: block 2b's bits are b's shifted up by one.
-            mid: TwiddleWalk::over(depth - 1, 2, first),
-            low: TwiddleWalk::over(depth - 2, 3, first),
+            // The shift's constant rides in the walks, so the odd blocks below inherit it.
+            mid: TwiddleWalk::over(tw, depth - 1, 2, first),
+            low: TwiddleWalk::over(tw, depth - 2, 3, first),
             mid_odd: mid[1],
             low_1: low[1],
             low_2: low[2],
@@ -198,12 +287,12 @@ pub struct Radix4Walk {
 
 impl Radix4Walk {
     /// `depth ≥ 1`; `first` is the block index at the top layer.
-    pub fn new(depth: u32, first: u64) -> Self {
-        let t = table();
+    pub fn new(tw: &Twiddles, depth: u32, first: u64) -> Self {
+        let t = tw.table;
         let mid = t.row(depth - 1);
         Self {
-            top: TwiddleWalk::over(depth, 1, first),
-            mid: TwiddleWalk::over(depth - 1, 2, first),
+            top: TwiddleWalk::over(tw, depth, 1, first),
+            mid: TwiddleWalk::over(tw, depth - 1, 2, first),
             mid_odd: mid[1],
         }
     }
@@ -250,12 +339,24 @@ mod tests {
 
     #[test]
     fn walks_match_direct_twiddles() {
-        let t = table();
+        let domains = [
+            Domain::polynomial(),
+            Domain::cantor(),
+            Domain::cantor().with_shift(0xdead_beef_0123_4567),
+            Domain::polynomial().with_shift(1 << 40),
+        ];
+        for domain in &domains {
+            let t = Twiddles::new(domain);
+            walks_match(&t);
+        }
+    }
+
+    fn walks_match(t: &Twiddles) {
         for depth in 2..12 {
             for first in [0u64, 1, 5, 64, 1000] {
-                let mut w1 = TwiddleWalk::for_depth(depth, first);
-                let mut w8 = Radix8Walk::new(depth, first);
-                let mut w4 = Radix4Walk::new(depth, first);
+                let mut w1 = TwiddleWalk::for_depth(t, depth, first);
+                let mut w8 = Radix8Walk::new(t, depth, first);
+                let mut w4 = Radix4Walk::new(t, depth, first);
                 for b in first..first + 70 {
                     assert_eq!(w1.get(), t.twiddle(depth, b));
                     let expect8 = [
@@ -275,5 +376,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn cantor_rows_are_the_basis_itself() {
+        // W_j(v_i) = v_(i−j) for the Cantor basis, and W_j(v_j) = 1: row d is β_0, β_1, ….
+        let t = table_for(&Basis::Cantor);
+        for d in 0..TABLE_ROWS as u32 {
+            assert_eq!(
+                t.row(d),
+                &crate::domain::CANTOR_BASIS[..64 - d as usize],
+                "row {d}"
+            );
+        }
+    }
+
+    #[test]
+    fn shift_offsets_are_the_normalised_subspace_values() {
+        // ŝ_d is linear and vanishes on span(β_0..β_{d−1}), so ŝ_d(β_{d+j}) shifted by a basis
+        // vector of the table's own row is that row's entry.
+        let custom = Basis::custom(vec![3, 0x10, 0x101, 0x8000_0000_0000_0000, 7 << 20]).unwrap();
+        for basis in [Basis::Polynomial, Basis::Cantor, custom] {
+            let vectors = basis.vectors().into_owned();
+            let t = table_for(&basis);
+            for (d, &v) in vectors.iter().enumerate().take(TABLE_ROWS) {
+                let tw = Twiddles::new(&Domain::new(basis.clone()).with_shift(v));
+                assert_eq!(tw.offset(d as u32), 1, "ŝ_d(β_d) = 1");
+                for e in 0..d {
+                    assert_eq!(tw.offset(e as u32), t.row(e as u32)[d - e], "row {e} at β_{d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn custom_tables_are_cached() {
+        let b = Basis::custom(vec![5, 9, 0x40]).unwrap();
+        assert!(std::ptr::eq(table_for(&b), table_for(&b.clone())));
+        assert_eq!(
+            table_for(&b).row(0),
+            &[1, table_for(&b).row(0)[1], table_for(&b).row(0)[2]]
+        );
     }
 }

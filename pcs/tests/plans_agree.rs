@@ -1,13 +1,14 @@
-//! Random shapes × worker counts × narrow/wide × scaled-down budgets × backends: every entry
-//! point gives the reference codeword byte for byte, the sink's blocks tile the rows once, and
+//! Random shapes × worker counts × narrow/wide × scaled-down budgets × backends × domains (the
+//! polynomial and Cantor bases, a random basis, random shifts): every entry point gives the
+//! reference codeword byte for byte, the sink's blocks tile the rows once, and
 //! the inverse gives the message back.
 
 mod common;
 
 use common::{Recorder, assume_written, garbage_codeword, pool, rows_to_lanes, words};
 use ntt_kernels::Backend;
-use ntt_pcs::reference::encode_reference;
-use ntt_pcs::{DeepBudget, Encoder, Expansion, MessageLayout, PlanConfig, Shape};
+use ntt_pcs::reference::encode_reference_on;
+use ntt_pcs::{Basis, DeepBudget, Domain, Encoder, Expansion, MessageLayout, PlanConfig, Shape};
 use proptest::prelude::*;
 
 /// Most codeword words a random case may have, so the bitwise oracle stays fast.
@@ -20,7 +21,42 @@ struct Case {
     workers: usize,
     config: PlanConfig,
     backend: Backend,
+    domain: Domain,
     seed: u64,
+}
+
+/// A random basis of the whole field: the unit vectors mixed by random row operations (each
+/// adds an earlier vector to a later one, or a later to an earlier, which keeps them independent).
+fn random_basis(seed: u64) -> Basis {
+    let mut v: Vec<u64> = (0..64).map(|j| 1u64 << j).collect();
+    let mut x = seed | 1;
+    for _ in 0..512 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let (a, b) = ((x % 64) as usize, ((x >> 8) % 64) as usize);
+        if a != b {
+            v[a] ^= v[b];
+        }
+    }
+    v.swap(0, (seed % 64) as usize);
+    Basis::custom(v).expect("row operations keep a basis")
+}
+
+fn domain() -> impl Strategy<Value = Domain> {
+    (0u8..4, any::<u64>(), any::<bool>()).prop_map(|(kind, seed, shifted)| {
+        let basis = match kind {
+            0 | 1 => Basis::Polynomial,
+            2 => Basis::Cantor,
+            _ => random_basis(seed),
+        };
+        let domain = Domain::new(basis);
+        if shifted {
+            domain.with_shift(seed.rotate_left(17))
+        } else {
+            domain
+        }
+    })
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -34,10 +70,21 @@ fn case() -> impl Strategy<Value = Case> {
         0u32..=4,
         prop::option::of(prop_oneof![Just(DeepBudget::L2), Just(DeepBudget::L3)]),
         any::<prop::sample::Index>(),
-        any::<u64>(),
+        (domain(), any::<u64>()),
     )
         .prop_map(
-            |(log_rows, lanes, r, workers, wide, log_l2_rows, log_l3_extra, deep, backend, seed)| {
+            |(
+                log_rows,
+                lanes,
+                r,
+                workers,
+                wide,
+                log_l2_rows,
+                log_l3_extra,
+                deep,
+                backend,
+                (domain, seed),
+            )| {
                 let lanes = lanes.min((MAX_WORDS >> log_rows).max(1));
                 let backends = Backend::available();
                 let l2_bytes = (lanes * 8) << log_l2_rows;
@@ -54,6 +101,7 @@ fn case() -> impl Strategy<Value = Case> {
                         stream: None,
                     },
                     backend: *backend.get(&backends),
+                    domain,
                     seed,
                 }
             },
@@ -66,9 +114,11 @@ fn check_case(case: &Case) -> Result<(), TestCaseError> {
         case.shape.lanes(),
         case.shape.log_inv_rate(),
     );
-    let enc = Encoder::new(pool(case.workers), case.backend).with_config(case.config.clone());
+    let enc = Encoder::new(pool(case.workers), case.backend)
+        .with_config(case.config.clone())
+        .with_domain(case.domain.clone());
     let msg = words(case.seed, case.shape.message_words());
-    let expect = encode_reference(&msg, n, log_rows, r);
+    let expect = encode_reference_on(&case.domain, &msg, n, log_rows, r);
 
     let mut data = vec![0u64; n << log_rows];
     data[..msg.len()].copy_from_slice(&msg);
@@ -157,6 +207,7 @@ fn larger_shapes_match_the_reference() {
                 ..PlanConfig::default()
             },
             backend: *Backend::available().last().expect("a backend"),
+            domain: Domain::default(),
             seed: u64::from(log_rows),
         };
         check_case(&case).expect("matches");
@@ -186,6 +237,7 @@ fn column_tiles_match_the_reference() {
             workers: 2,
             config,
             backend,
+            domain: Domain::cantor().with_shift(u64::from(log_rows) << 40 | 0x1234),
             seed: u64::from(log_rows) << 8 | lanes as u64,
         };
         check_case(&case).expect("matches");

@@ -18,6 +18,11 @@ pub enum Basis {
     /// The Lin-Chung-Han novel polynomial basis over the subspace of `x^0 … x^(log_rows−1)`.
     #[default]
     Polynomial,
+    /// The Cantor basis (v0 = 1, v_i^2 + v_i = v_(i−1)), the domain of Plonky3's binary
+    /// `domain_point` over GF(2^64).
+    Cantor,
+    /// A basis of the caller's own vectors (the commitment records only that it was custom).
+    Custom,
 }
 
 /// A BLAKE3 commitment to a codeword of `2^log_rows` rows × `lanes` words.

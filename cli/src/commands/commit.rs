@@ -1,6 +1,6 @@
 //! `ntt commit`: encode and commit a witness, report the root and the stage times.
 
-use crate::args::{EngineArgs, ExpansionArgs, JsonArgs, Layout};
+use crate::args::{DomainArgs, EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::stats::Spread;
@@ -41,6 +41,8 @@ pub struct CommitArgs {
     /// (the report then goes to standard error).
     #[arg(long, value_name = "FILE")]
     save_codeword: Option<FileArg>,
+    #[command(flatten)]
+    domain: DomainArgs,
     #[command(flatten)]
     json: JsonArgs,
 }
@@ -94,6 +96,7 @@ struct Report {
     log_rows: u32,
     lanes: usize,
     log_inv_rate: u32,
+    basis: ntt_pcs::BasisName,
     threads: usize,
     backend: String,
     layout: &'static str,
@@ -124,7 +127,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let expansion = args.expansion.expansion();
     let shape = Shape::of_witness(witness.len(), args.lanes, args.log_inv_rate, expansion)?;
     let layout: MessageLayout = args.layout.into();
-    let committer = engine::committer(args.engine.threads)?.with_expansion(expansion);
+    let committer = engine::committer_on(args.engine.threads, args.domain.domain())?.with_expansion(expansion);
     let plan = committer.encoder().plan(shape, layout);
 
     let bar = progress::bar(args.repeat as u64, "committing");
@@ -163,6 +166,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
         log_rows: shape.log_rows(),
         lanes: args.lanes,
         log_inv_rate: args.log_inv_rate,
+        basis: commitment.basis(),
         threads: committer.encoder().pool().num_workers(),
         backend: format!("{:?}", committer.encoder().backend().kind()).to_lowercase(),
         layout: args.layout.name(),
@@ -197,6 +201,7 @@ fn text(r: &Report) -> String {
         "shape       2^{} rows x {} lanes, rate 1/2^{}, {} witness words ({} layout)",
         r.log_rows, r.lanes, r.log_inv_rate, r.witness_words, r.layout
     );
+    let _ = writeln!(out, "basis       {}", r.basis);
     let _ = writeln!(out, "engine      {} threads, {} backend", r.threads, r.backend);
     let _ = writeln!(out, "plan        {}", r.plan);
     let stages: [(&str, f64, Option<&Spread>); 3] = [

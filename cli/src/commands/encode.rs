@@ -1,6 +1,6 @@
 //! `ntt encode`: write the Reed-Solomon codeword of a witness.
 
-use crate::args::{EngineArgs, JsonArgs, WitnessArgs};
+use crate::args::{DomainArgs, EngineArgs, JsonArgs, WitnessArgs};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::{engine, input, report};
@@ -26,12 +26,15 @@ pub struct EncodeArgs {
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
+    domain: DomainArgs,
+    #[command(flatten)]
     json: JsonArgs,
 }
 
 #[derive(Serialize)]
 struct Report {
     output: String,
+    basis: ntt_pcs::BasisName,
     log_rows: u32,
     lanes: usize,
     log_inv_rate: u32,
@@ -45,7 +48,7 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
     let witness = input::read_words(&w.input)?;
     let shape = Shape::of_witness(witness.len(), w.lanes, w.log_inv_rate, w.expansion.expansion())?;
     memory::ensure_available("the codeword", shape.codeword_bytes())?;
-    let encoder = engine::encoder(args.engine.threads)?;
+    let encoder = engine::encoder(args.engine.threads)?.with_domain(args.domain.domain());
     let words = shape.codeword_words();
     let mut codeword: Vec<MaybeUninit<u64>> = Vec::new();
     codeword
@@ -69,6 +72,7 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
 
     let report = Report {
         output: args.output.to_string(),
+        basis: encoder.domain().basis().name(),
         log_rows: shape.log_rows(),
         lanes: w.lanes,
         log_inv_rate: w.log_inv_rate,

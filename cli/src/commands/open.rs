@@ -1,6 +1,6 @@
 //! `ntt open`: commit to a witness and write a proof for some of its codeword rows.
 
-use crate::args::{EngineArgs, JsonArgs, WitnessArgs};
+use crate::args::{DomainArgs, EngineArgs, JsonArgs, WitnessArgs};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::{commitment_file, engine, input, report};
@@ -28,12 +28,15 @@ pub struct OpenArgs {
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
+    domain: DomainArgs,
+    #[command(flatten)]
     json: JsonArgs,
 }
 
 #[derive(Serialize)]
 struct Report {
     root: String,
+    basis: ntt_pcs::BasisName,
     log_rows: u32,
     lanes: usize,
     log_inv_rate: u32,
@@ -52,7 +55,8 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
     }
     let w = &args.witness;
     let witness = input::read_words(&w.input)?;
-    let committer = engine::committer(args.engine.threads)?.with_expansion(w.expansion.expansion());
+    let committer =
+        engine::committer_on(args.engine.threads, args.domain.domain())?.with_expansion(w.expansion.expansion());
     let (commitment, data) = committer.commit(&witness, w.layout.into(), w.lanes, w.log_inv_rate)?;
     let opening = data.open(&args.rows.0)?;
     let proof = opening.to_bytes();
@@ -62,6 +66,7 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
     }
     let report = Report {
         root: commitment.root_hex(),
+        basis: commitment.basis(),
         log_rows: commitment.log_rows,
         lanes: commitment.lanes,
         log_inv_rate: w.log_inv_rate,
@@ -75,8 +80,8 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
         report::json(&report)?
     } else {
         format!(
-            "root      {}\nlog-rows  {}\nlanes     {}\n",
-            report.root, report.log_rows, report.lanes
+            "root      {}\nlog-rows  {}\nlanes     {}\nbasis     {}\n",
+            report.root, report.log_rows, report.lanes, report.basis
         )
     };
     let stdout_taken = args.output.is_std() || args.commitment.as_ref().is_some_and(FileArg::is_std);

@@ -13,6 +13,7 @@ use super::layers::{forward_group, forward_layers, inverse_layers};
 use super::rows::SharedRows;
 use crate::plan::{DeepPass, Gather, GatheredPass, Plan, Source};
 use crate::sink::RowSink;
+use crate::twiddle::Twiddles;
 use ntt_kernels::Backend;
 use ntt_runtime::{RunError, TaskContext, ThreadPool};
 use std::ops::Range;
@@ -29,6 +30,7 @@ pub(crate) enum Message<'a> {
 /// One encode (or inverse) in progress.
 pub(crate) struct Run<'a> {
     pub backend: Backend,
+    pub twiddles: &'a Twiddles,
     pub plan: &'a Plan,
     pub dst: SharedRows,
     pub msg: Message<'a>,
@@ -65,6 +67,10 @@ impl Run<'_> {
         std::time::Duration::from_nanos(words.saturating_mul(per_word_ps) / 1000)
     }
 
+    /// The kernels and the domain's twiddles, as the layers take them.
+    fn kit(&self) -> (Backend, &Twiddles) {
+        (self.backend, self.twiddles)
+    }
     fn lanes(&self) -> usize {
         self.plan.shape.lanes()
     }
@@ -223,7 +229,7 @@ impl Run<'_> {
                                 // `work` is this task's.
                                 unsafe {
                                     forward_group(
-                                        self.backend,
+                                        self.kit(),
                                         (source.0.wrapping_add(column), source.1),
                                         (self.dst.ptr_at(at), step * n),
                                         work,
@@ -243,7 +249,7 @@ impl Run<'_> {
                         // task alone during this pass; `work` is this task's scratch.
                         unsafe {
                             forward_group(
-                                self.backend,
+                                self.kit(),
                                 (rows.cast_const(), step * n),
                                 (rows, step * n),
                                 work,
@@ -337,7 +343,7 @@ impl Run<'_> {
             let sub_index = (first_row >> deep.log_sub_rows) + j;
             if deep.inner_log_group_rows == 0 {
                 forward_layers(
-                    self.backend,
+                    self.kit(),
                     sub,
                     n,
                     deep.first_layer,
@@ -371,7 +377,7 @@ impl Run<'_> {
                 let at = (residue + i * step) * n;
                 row.copy_from_slice(&sub[at..at + width]);
             }
-            forward_layers(self.backend, group, width, first, mid, log_d, sub_index as u64);
+            forward_layers(self.kit(), group, width, first, mid, log_d, sub_index as u64);
             for (i, row) in group.chunks_exact(width).enumerate() {
                 let at = (residue + i * step) * n;
                 sub[at..at + width].copy_from_slice(row);
@@ -380,7 +386,7 @@ impl Run<'_> {
         let first_row = sub_index << deep.log_sub_rows;
         for (p, piece) in sub.chunks_exact_mut(n << log_piece).enumerate() {
             let piece_index = (sub_index << g) + p;
-            forward_layers(self.backend, piece, n, mid, log_d, log_d, piece_index as u64);
+            forward_layers(self.kit(), piece, n, mid, log_d, log_d, piece_index as u64);
             if let Some(sink) = self.sink {
                 sink.absorb(first_row + (p << log_piece), piece);
             }
@@ -412,7 +418,7 @@ impl Run<'_> {
                 for s in range {
                     // SAFETY: initialised by the caller; sub-block `s` is this task's alone.
                     let sub = unsafe { self.dst.slice_mut(s * sub_words, sub_words) };
-                    inverse_layers(self.backend, sub, n, deep.first_layer, log_d, log_d, s as u64);
+                    inverse_layers(self.kit(), sub, n, deep.first_layer, log_d, log_d, s as u64);
                 }
             })?;
         }
@@ -434,7 +440,7 @@ impl Run<'_> {
                             // SAFETY: initialised; this group's rows are this task's alone.
                             unsafe { self.dst.read((base + i * step) * n, row) };
                         }
-                        inverse_layers(self.backend, buf, width, first, end, log_d, block as u64);
+                        inverse_layers(self.kit(), buf, width, first, end, log_d, block as u64);
                         // SAFETY: as above.
                         unsafe { self.scatter(buf, width, base, step) };
                     }

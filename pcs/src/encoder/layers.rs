@@ -8,7 +8,7 @@
 //! block index).
 
 use super::narrow;
-use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk};
+use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk, Twiddles};
 use ntt_kernels::{Backend, StridedRows};
 
 /// Bytes of a block small enough to run its remaining layers in L1 (of the 48 KiB or 32 KiB
@@ -29,6 +29,7 @@ fn step_layers(left: u32) -> u32 {
 /// (`depth` = log_rows − ℓ − 1), block 0 having global index `first_block`: the 7, 3 or 1
 /// twiddles of its radix-8, radix-4 or radix-2 group, walked from block to block.
 fn each_block_twiddles(
+    tw: &Twiddles,
     k: u32,
     depth: u32,
     first_block: u64,
@@ -37,21 +38,21 @@ fn each_block_twiddles(
 ) {
     match k {
         3 => {
-            let mut walk = Radix8Walk::new(depth, first_block);
+            let mut walk = Radix8Walk::new(tw, depth, first_block);
             for c in 0..blocks {
                 f(c, &walk.get());
                 walk.advance();
             }
         }
         2 => {
-            let mut walk = Radix4Walk::new(depth, first_block);
+            let mut walk = Radix4Walk::new(tw, depth, first_block);
             for c in 0..blocks {
                 f(c, &walk.get());
                 walk.advance();
             }
         }
         _ => {
-            let mut walk = TwiddleWalk::for_depth(depth, first_block);
+            let mut walk = TwiddleWalk::for_depth(tw, depth, first_block);
             for c in 0..blocks {
                 f(c, &[walk.get()]);
                 walk.advance();
@@ -63,12 +64,19 @@ fn each_block_twiddles(
 /// One forward step of `k` layers from layer ℓ (`depth` = log_rows − ℓ − 1) on every layer-ℓ
 /// block of `buf` (blocks of `block_words`, the first with global index `first_block`). Each
 /// radix-8 group is ONE kernel call on a whole block (its 8 segments share 7 twiddles).
-fn forward_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
-    if k == 3 && narrow::forward_radix8_step(backend, buf, block_words, depth, first_block) {
+fn forward_step(
+    (backend, twiddles): (Backend, &Twiddles),
+    buf: &mut [u64],
+    block_words: usize,
+    k: u32,
+    depth: u32,
+    first_block: u64,
+) {
+    if k == 3 && narrow::forward_radix8_step((backend, twiddles), buf, block_words, depth, first_block) {
         return;
     }
     let blocks = buf.len() / block_words;
-    each_block_twiddles(k, depth, first_block, blocks, |c, tw| {
+    each_block_twiddles(twiddles, k, depth, first_block, blocks, |c, tw| {
         let block = &mut buf[c * block_words..(c + 1) * block_words];
         match k {
             3 => backend.radix8(block, tw.try_into().expect("7 twiddles")),
@@ -82,12 +90,19 @@ fn forward_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, d
 }
 
 /// The inverse of [`forward_step`].
-fn inverse_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, depth: u32, first_block: u64) {
-    if k == 3 && narrow::inverse_radix8_step(backend, buf, block_words, depth, first_block) {
+fn inverse_step(
+    (backend, twiddles): (Backend, &Twiddles),
+    buf: &mut [u64],
+    block_words: usize,
+    k: u32,
+    depth: u32,
+    first_block: u64,
+) {
+    if k == 3 && narrow::inverse_radix8_step((backend, twiddles), buf, block_words, depth, first_block) {
         return;
     }
     let blocks = buf.len() / block_words;
-    each_block_twiddles(k, depth, first_block, blocks, |c, tw| {
+    each_block_twiddles(twiddles, k, depth, first_block, blocks, |c, tw| {
         let block = &mut buf[c * block_words..(c + 1) * block_words];
         match k {
             3 => backend.inverse_radix8(block, tw.try_into().expect("7 twiddles")),
@@ -108,7 +123,7 @@ fn inverse_step(backend: Backend, buf: &mut [u64], block_words: usize, k: u32, d
 /// first steps of a large unit stream it through L2, and the last ones run on L1-resident rows.
 /// The steps and their twiddles are those of the layer-by-layer order, so are the bytes.
 pub(crate) fn forward_layers(
-    backend: Backend,
+    kit: (Backend, &Twiddles),
     buf: &mut [u64],
     width: usize,
     first: u32,
@@ -120,11 +135,11 @@ pub(crate) fn forward_layers(
     debug_assert_eq!(buf.len(), width << (end - first));
     if first < end && buf.len() * 8 > L1_BLOCK_BYTES {
         let k = step_layers(end - first);
-        forward_step(backend, buf, buf.len(), k, log_rows - first - 1, block);
+        forward_step(kit, buf, buf.len(), k, log_rows - first - 1, block);
         let child_words = width << (end - first - k);
         for (c, child) in buf.chunks_exact_mut(child_words).enumerate() {
             let child_block = (block << k) + c as u64;
-            forward_layers(backend, child, width, first + k, end, log_rows, child_block);
+            forward_layers(kit, child, width, first + k, end, log_rows, child_block);
         }
         return;
     }
@@ -133,7 +148,7 @@ pub(crate) fn forward_layers(
         let k = step_layers(end - layer);
         let block_words = width << (end - layer);
         forward_step(
-            backend,
+            kit,
             buf,
             block_words,
             k,
@@ -149,7 +164,7 @@ pub(crate) fn forward_layers(
 /// depth first as well (a large buffer's blocks are finished one by one, then its first step is
 /// undone).
 pub(crate) fn inverse_layers(
-    backend: Backend,
+    kit: (Backend, &Twiddles),
     buf: &mut [u64],
     width: usize,
     first: u32,
@@ -164,9 +179,9 @@ pub(crate) fn inverse_layers(
         let child_words = width << (end - first - k);
         for (c, child) in buf.chunks_exact_mut(child_words).enumerate() {
             let child_block = (block << k) + c as u64;
-            inverse_layers(backend, child, width, first + k, end, log_rows, child_block);
+            inverse_layers(kit, child, width, first + k, end, log_rows, child_block);
         }
-        inverse_step(backend, buf, buf.len(), k, log_rows - first - 1, block);
+        inverse_step(kit, buf, buf.len(), k, log_rows - first - 1, block);
         return;
     }
     // The forward steps (first layer, layers in the step), as `forward_layers` runs them.
@@ -182,7 +197,7 @@ pub(crate) fn inverse_layers(
     for &(layer, k) in steps[..count].iter().rev() {
         let block_words = width << (end - layer);
         inverse_step(
-            backend,
+            kit,
             buf,
             block_words,
             k,
@@ -209,7 +224,7 @@ pub(crate) fn inverse_layers(
 /// rows may be the source rows (in place).
 #[allow(clippy::too_many_arguments)] // two strided row sets, scratch, and the layer geometry
 pub(crate) unsafe fn forward_group(
-    backend: Backend,
+    (backend, twiddles): (Backend, &Twiddles),
     (src, src_stride): (*const u64, usize),
     (dst, dst_stride): (*mut u64, usize),
     scratch: *mut u64,
@@ -235,7 +250,14 @@ pub(crate) unsafe fn forward_group(
             // SAFETY: scratch holds the group's `group_words` words, initialised by the previous
             // step (or the source itself), and nothing else refers to it meanwhile.
             let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
-            forward_step(backend, buf, block_rows * width, k, depth, first_block);
+            forward_step(
+                (backend, twiddles),
+                buf,
+                block_rows * width,
+                k,
+                depth,
+                first_block,
+            );
         } else {
             // The first or last step: strided groups that read `at` and write `to`.
             let strided = |c: usize, tw: &[u64]| {
@@ -252,7 +274,7 @@ pub(crate) unsafe fn forward_group(
                 // disjoint from every other row of the block but its own source row.
                 unsafe { backend.radix_rows(rows, tw, last && stream) };
             };
-            each_block_twiddles(k, depth, first_block, blocks, strided);
+            each_block_twiddles(twiddles, k, depth, first_block, blocks, strided);
         }
         at = (to.cast_const(), to_stride);
         layer += k;
@@ -281,17 +303,18 @@ mod tests {
                 let mut expected = data.clone();
                 forward_oracle(&mut expected, lanes, log_rows, first);
                 let sub_words = lanes << (log_rows - first);
+                let tw = Twiddles::polynomial();
                 for backend in Backend::available() {
                     let mut got = data.clone();
                     for (i, sub) in got.chunks_exact_mut(sub_words).enumerate() {
-                        forward_layers(backend, sub, lanes, first, log_rows, log_rows, i as u64);
+                        forward_layers((backend, &tw), sub, lanes, first, log_rows, log_rows, i as u64);
                     }
                     assert!(
                         got == expected,
                         "forward {backend:?} lanes {lanes} 2^{log_rows} from {first}"
                     );
                     for (i, sub) in got.chunks_exact_mut(sub_words).enumerate() {
-                        inverse_layers(backend, sub, lanes, first, log_rows, log_rows, i as u64);
+                        inverse_layers((backend, &tw), sub, lanes, first, log_rows, log_rows, i as u64);
                     }
                     assert!(
                         got == data,

@@ -14,9 +14,11 @@ mod layers;
 mod narrow;
 mod rows;
 
+use crate::domain::Domain;
 use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::shape::{MessageLayout, Shape, ShapeError};
 use crate::sink::RowSink;
+use crate::twiddle::Twiddles;
 use crate::wisdom::Wisdom;
 use exec::{Message, Run};
 use ntt_kernels::Backend;
@@ -36,6 +38,9 @@ pub enum EncodeError {
     /// The message is not the codeword's length / 2^r.
     #[error("message has {actual} words, expected {expected} (codeword words / 2^r)")]
     MessageLength { expected: usize, actual: usize },
+    /// The domain's basis spans fewer rows than the codeword has.
+    #[error("2^{log_rows} rows is more than the domain's basis of {basis_len} vectors spans")]
+    DomainTooSmall { log_rows: u32, basis_len: usize },
     /// A task of the encode panicked.
     #[error("a task panicked during the encode (the codeword is incomplete): {0}")]
     TaskPanicked(String),
@@ -49,6 +54,9 @@ pub struct Encoder {
     config: PlanConfig,
     /// Measured settings for this machine; they fill what `config` leaves unforced.
     wisdom: Option<Arc<Wisdom>>,
+    /// Where the codeword is evaluated, and the twiddles that follow from it.
+    domain: Domain,
+    twiddles: Arc<Twiddles>,
 }
 
 /// Why [`Encoder::from_env`] could not set up an encoder.
@@ -85,7 +93,22 @@ impl Encoder {
             backend,
             config: PlanConfig::default(),
             wisdom: None,
+            domain: Domain::polynomial(),
+            twiddles: Arc::new(Twiddles::polynomial()),
         }
+    }
+
+    /// Evaluates on `domain` (the polynomial basis, unshifted, unless set): only the twiddles
+    /// change, so plans, kernels and speed stay the same.
+    pub fn with_domain(mut self, domain: Domain) -> Self {
+        self.twiddles = Arc::new(Twiddles::new(&domain));
+        self.domain = domain;
+        self
+    }
+
+    /// The evaluation domain.
+    pub fn domain(&self) -> &Domain {
+        &self.domain
     }
 
     /// Forces planner values (tuning experiments, saved wisdom).
@@ -131,6 +154,23 @@ impl Encoder {
         self.plan_inner(shape, None)
     }
 
+    /// The shape of a buffer, also checked against the domain's size.
+    fn domain_shape(&self, len: usize, lanes: usize, log_inv_rate: u32) -> Result<Shape, EncodeError> {
+        let shape = Shape::of_codeword(len, lanes, log_inv_rate)?;
+        self.check_domain(shape)?;
+        Ok(shape)
+    }
+
+    fn check_domain(&self, shape: Shape) -> Result<(), EncodeError> {
+        if shape.log_rows() > self.domain.max_log_rows() {
+            return Err(EncodeError::DomainTooSmall {
+                log_rows: shape.log_rows(),
+                basis_len: self.domain.basis().len(),
+            });
+        }
+        Ok(())
+    }
+
     fn run(&self, run: &Run<'_>) -> Result<(), EncodeError> {
         self.pool
             .with_work_estimate(run.work_estimate(), || run.forward(&self.pool))
@@ -149,13 +189,14 @@ impl Encoder {
         log_inv_rate: u32,
         sink: Option<&dyn RowSink>,
     ) -> Result<(), EncodeError> {
-        let shape = Shape::of_codeword(data.len(), lanes, log_inv_rate)?;
+        let shape = self.domain_shape(data.len(), lanes, log_inv_rate)?;
         let plan = self.plan_inner(shape, None);
         // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
         self.run(&Run {
             backend: self.backend,
+            twiddles: &self.twiddles,
             plan: &plan,
             dst,
             msg: Message::InPlace,
@@ -177,7 +218,7 @@ impl Encoder {
         log_inv_rate: u32,
         sink: Option<&dyn RowSink>,
     ) -> Result<(), EncodeError> {
-        let shape = Shape::of_codeword(codeword.len(), lanes, log_inv_rate)?;
+        let shape = self.domain_shape(codeword.len(), lanes, log_inv_rate)?;
         if msg.len() != shape.message_words() {
             return Err(EncodeError::MessageLength {
                 expected: shape.message_words(),
@@ -195,6 +236,7 @@ impl Encoder {
         };
         self.run(&Run {
             backend: self.backend,
+            twiddles: &self.twiddles,
             plan: &plan,
             dst,
             msg,
@@ -208,13 +250,14 @@ impl Encoder {
     /// # Errors
     /// Bad shapes (see [`EncodeError`]); nothing is written then.
     pub fn inverse_in_place(&self, data: &mut [u64], lanes: usize) -> Result<(), EncodeError> {
-        let shape = Shape::of_codeword(data.len(), lanes, 0)?;
+        let shape = self.domain_shape(data.len(), lanes, 0)?;
         let plan = self.plan_inner(shape, None);
         // SAFETY: `data` is borrowed mutably for the whole call and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
         Run {
             backend: self.backend,
+            twiddles: &self.twiddles,
             plan: &plan,
             dst,
             msg: Message::InPlace,

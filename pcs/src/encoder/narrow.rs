@@ -3,18 +3,25 @@
 //! of the block index adds.
 
 use crate::plan::narrow::{Radix8Kernel, radix8_kernel};
-use crate::twiddle::Radix8Walk;
+use crate::twiddle::{Radix8Walk, Twiddles};
 use ntt_kernels::Backend;
 
 /// Block `first_block`'s radix-8 twiddles and, for each bit k below `log_blocks`, what setting
 /// that bit of the block index adds (T is a sum over the block index's set bits, so block
 /// `first_block + l` for `l < 2^log_blocks` has `tw0 ⊕ Σ_{k ∈ bits(l)} steps[k]` when
 /// `first_block` has no bit below `log_blocks`).
-fn affine_twiddles(depth: u32, first_block: u64, log_blocks: u32) -> ([u64; 7], [[u64; 7]; 64]) {
-    let tw0 = Radix8Walk::new(depth, first_block).get();
+/// A shifted domain adds the same offset to every block's twiddles, so the differences in
+/// `steps` do not depend on it.
+fn affine_twiddles(
+    twiddles: &Twiddles,
+    depth: u32,
+    first_block: u64,
+    log_blocks: u32,
+) -> ([u64; 7], [[u64; 7]; 64]) {
+    let tw0 = Radix8Walk::new(twiddles, depth, first_block).get();
     let mut steps = [[0u64; 7]; 64];
     for (k, step) in steps.iter_mut().enumerate().take(log_blocks as usize) {
-        let tw = Radix8Walk::new(depth, first_block | 1 << k).get();
+        let tw = Radix8Walk::new(twiddles, depth, first_block | 1 << k).get();
         *step = core::array::from_fn(|j| tw[j] ^ tw0[j]);
     }
     (tw0, steps)
@@ -23,7 +30,7 @@ fn affine_twiddles(depth: u32, first_block: u64, log_blocks: u32) -> ([u64; 7], 
 /// Whether the radix-8 step over `buf`'s blocks (of `block_words`, the first with global index
 /// `first_block`, top-layer pairs 2^depth apart) should run across blocks, and its twiddles.
 fn across_twiddles(
-    backend: Backend,
+    (backend, twiddles): (Backend, &Twiddles),
     buf_words: usize,
     block_words: usize,
     depth: u32,
@@ -38,20 +45,20 @@ fn across_twiddles(
     if first_block & ((1u64 << log_blocks) - 1) != 0 {
         return None;
     }
-    let (tw0, steps) = affine_twiddles(depth, first_block, log_blocks);
+    let (tw0, steps) = affine_twiddles(twiddles, depth, first_block, log_blocks);
     Some((tw0, steps, log_blocks as usize))
 }
 
 /// Runs the forward radix-8 step across blocks when the planner's narrow rule says so; false
 /// (nothing done) otherwise.
 pub(crate) fn forward_radix8_step(
-    backend: Backend,
+    (backend, twiddles): (Backend, &Twiddles),
     buf: &mut [u64],
     block_words: usize,
     depth: u32,
     first_block: u64,
 ) -> bool {
-    match across_twiddles(backend, buf.len(), block_words, depth, first_block) {
+    match across_twiddles((backend, twiddles), buf.len(), block_words, depth, first_block) {
         Some((tw0, steps, n)) => {
             backend.radix8_across(buf, block_words / 8, tw0, &steps[..n]);
             true
@@ -62,13 +69,13 @@ pub(crate) fn forward_radix8_step(
 
 /// The inverse of [`forward_radix8_step`].
 pub(crate) fn inverse_radix8_step(
-    backend: Backend,
+    (backend, twiddles): (Backend, &Twiddles),
     buf: &mut [u64],
     block_words: usize,
     depth: u32,
     first_block: u64,
 ) -> bool {
-    match across_twiddles(backend, buf.len(), block_words, depth, first_block) {
+    match across_twiddles((backend, twiddles), buf.len(), block_words, depth, first_block) {
         Some((tw0, steps, n)) => {
             backend.inverse_radix8_across(buf, block_words / 8, tw0, &steps[..n]);
             true

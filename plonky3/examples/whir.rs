@@ -1,0 +1,303 @@
+//! One Plonky3 binary-WHIR instance committed and opened with Plonky3's own NTT (`LchNtt`) and
+//! with the engine's (`EngineNtt`), interleaved and repeated; every proof verified by Plonky3.
+//!
+//! ```text
+//! RUSTFLAGS="-C target-cpu=native" cargo run --release -p ntt-plonky3 --example whir -- --num-variables 20
+//! ```
+//!
+//! Prints a table of median times, or with `--json` one object: `num_variables`,
+//! `verified_by_plonky3`, `proofs_identical`, `commit_ms`, `open_ms`, `encode_ms` (each
+//! `{plonky3, engine}`; encode is the time inside the NTT calls of commit and open), and the
+//! speedups (Plonky3's median over the engine's).
+
+use clap::Parser;
+use ntt_plonky3::EngineNtt;
+use p3_binary_dft::{AdditiveNtt, LchNtt};
+use p3_binary_field::{BinaryChallenger, Poly64, Poly192};
+use p3_binary_pcs::whir::{BinaryWhirDomain, recommended_cap_height};
+use p3_challenger::HashChallenger;
+use p3_commit::MultilinearPcs;
+use p3_keccak::Keccak256Hash;
+use p3_matrix::dense::{RowMajorMatrix, RowMajorMatrixView};
+use p3_merkle_tree::MerkleTreeMmcs;
+use p3_sumcheck::layout::{Layout, PrefixProver, Table, Witness};
+use p3_sumcheck::{OpeningBatch, OpeningProtocol, TableShape, TableSpec};
+use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
+use p3_whir::{FoldingFactor, ProtocolParameters, SecurityAssumption, WhirConfig, WhirProver};
+use rand_p3::SeedableRng;
+use rand_p3::rngs::SmallRng;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+type Hash = SerializingHasher<Keccak256Hash>;
+type Compress = CompressionFunctionFromHasher<Keccak256Hash, 2, 32>;
+type Mmcs = MerkleTreeMmcs<Poly64, u8, Hash, Compress, 2, 32>;
+type Challenger = BinaryChallenger<Poly64, HashChallenger<u8, Keccak256Hash, 32>>;
+type Pcs<N> = WhirProver<
+    Poly192,
+    Poly64,
+    BinaryWhirDomain<Poly64, Timed<N>>,
+    Mmcs,
+    Challenger,
+    PrefixProver<Poly64, Poly192>,
+>;
+
+#[derive(Parser, Debug)]
+#[command(about = "Plonky3 binary WHIR with Plonky3's NTT and with the engine's, timed")]
+struct Args {
+    /// Variables of the multilinear polynomial (2^N coefficients).
+    #[arg(long, default_value_t = 20)]
+    num_variables: usize,
+    /// Timed repetitions of each prover (interleaved).
+    #[arg(long, default_value_t = 5)]
+    repeats: usize,
+    /// Workers of both pools: Plonky3's rayon pool and the engine's (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    workers: usize,
+    /// WHIR folding factor.
+    #[arg(long, default_value_t = 4)]
+    folding: usize,
+    /// Proof-of-work bits of the WHIR configuration (Plonky3's own benchmark uses 20).
+    #[arg(long, default_value_t = 20)]
+    pow_bits: usize,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// An NTT that adds the time spent in each of its calls to a shared counter.
+#[derive(Debug)]
+struct Timed<N> {
+    inner: N,
+    nanos: Arc<AtomicU64>,
+}
+
+impl<N> Timed<N> {
+    fn time<T>(&self, f: impl FnOnce(&N) -> T) -> T {
+        let start = Instant::now();
+        let out = f(&self.inner);
+        self.nanos
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        out
+    }
+}
+
+type M = RowMajorMatrix<Poly64>;
+
+impl<N: AdditiveNtt<Poly64>> AdditiveNtt<Poly64> for Timed<N> {
+    fn shifted_ntt_batch(&self, mat: M, shift: Poly64) -> M {
+        self.time(|n| n.shifted_ntt_batch(mat, shift))
+    }
+    fn shifted_intt_batch(&self, mat: M, shift: Poly64) -> M {
+        self.time(|n| n.shifted_intt_batch(mat, shift))
+    }
+    fn ntt_batch(&self, mat: M) -> M {
+        self.time(|n| n.ntt_batch(mat))
+    }
+    fn ntt_batch_padded(&self, mat: M, log_inv_rate: usize) -> M {
+        self.time(|n| n.ntt_batch_padded(mat, log_inv_rate))
+    }
+    fn ntt_batch_borrowed(&self, mat: RowMajorMatrixView<'_, Poly64>, log_inv_rate: usize) -> M {
+        self.time(|n| n.ntt_batch_borrowed(mat, log_inv_rate))
+    }
+    fn intt_batch(&self, mat: M) -> M {
+        self.time(|n| n.intt_batch(mat))
+    }
+    fn lde_batch(&self, mat: M, added_bits: usize) -> M {
+        self.time(|n| n.lde_batch(mat, added_bits))
+    }
+    fn shifted_lde_batch(&self, mat: M, added_bits: usize, shift: Poly64) -> M {
+        self.time(|n| n.shifted_lde_batch(mat, added_bits, shift))
+    }
+}
+
+const fn challenger() -> Challenger {
+    Challenger::from_hasher(Vec::new(), Keccak256Hash)
+}
+
+/// Plonky3's benchmark instance: one random column, prefix layout, Keccak Merkle tree,
+/// 100-bit security, Johnson bound, rate 1/2.
+struct Instance {
+    args_folding: usize,
+    num_variables: usize,
+    pow_bits: usize,
+}
+
+impl Instance {
+    fn witness(&self) -> Witness<Poly64> {
+        let mut rng = SmallRng::seed_from_u64(0x00B1_A47E);
+        PrefixProver::<Poly64, Poly192>::new_witness(
+            vec![Table::rand(&mut rng, 1, self.num_variables)],
+            self.args_folding,
+        )
+    }
+
+    fn protocol(&self) -> OpeningProtocol {
+        OpeningProtocol::new(vec![TableSpec::new(
+            TableShape::new(self.num_variables, 1),
+            vec![OpeningBatch::new(vec![0], vec![])],
+        )])
+    }
+
+    fn pcs<N: AdditiveNtt<Poly64> + Sync>(&self, ntt: N, nanos: &Arc<AtomicU64>) -> Pcs<N> {
+        let domain = BinaryWhirDomain::new(Timed {
+            inner: ntt,
+            nanos: nanos.clone(),
+        });
+        let config = WhirConfig::new_with_domain(
+            self.num_variables,
+            ProtocolParameters {
+                security_level: 100,
+                pow_bits: self.pow_bits,
+                round_log_inv_rates: vec![],
+                folding_factor: FoldingFactor::Constant(self.args_folding),
+                soundness_type: SecurityAssumption::JohnsonBound,
+                starting_log_inv_rate: 1,
+            },
+            &domain,
+        )
+        .expect("a valid WHIR configuration");
+        let mmcs = Mmcs::new(
+            Hash::new(Keccak256Hash),
+            Compress::new(Keccak256Hash),
+            recommended_cap_height(&config),
+        );
+        WhirProver::new(config, domain, mmcs)
+    }
+}
+
+/// One prover's measurements.
+#[derive(Default)]
+struct Samples {
+    commit: Vec<Duration>,
+    open: Vec<Duration>,
+    encode: Vec<Duration>,
+    proofs: Vec<Vec<u8>>,
+}
+
+fn median_ms(samples: &[Duration]) -> f64 {
+    let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+    ms.sort_by(f64::total_cmp);
+    let n = ms.len();
+    if n % 2 == 1 {
+        ms[n / 2]
+    } else {
+        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+    }
+}
+
+/// Commits and opens once, timed; returns whether Plonky3's default verifier accepts the proof.
+fn run_once<N: AdditiveNtt<Poly64> + Sync>(
+    instance: &Instance,
+    pcs: &Pcs<N>,
+    nanos: &AtomicU64,
+    verifier: &Pcs<LchNtt<Poly64>>,
+    out: &mut Samples,
+) -> bool {
+    let witness = instance.witness();
+    nanos.store(0, Ordering::Relaxed);
+    let mut transcript = challenger();
+    let start = Instant::now();
+    let (commitment, data) = pcs.commit(witness, &mut transcript).expect("commit");
+    let committed = Instant::now();
+    let proof = pcs
+        .open(data, instance.protocol(), &mut transcript)
+        .expect("open");
+    let opened = Instant::now();
+    out.commit.push(committed - start);
+    out.open.push(opened - committed);
+    out.encode
+        .push(Duration::from_nanos(nanos.load(Ordering::Relaxed)));
+    out.proofs
+        .push(postcard::to_allocvec(&(&commitment, &proof)).expect("serialise"));
+    verifier
+        .verify(&commitment, &proof, &mut challenger(), instance.protocol())
+        .is_ok()
+}
+
+fn main() {
+    let args = Args::parse();
+    let workers = if args.workers == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        args.workers
+    };
+    // Plonky3 runs on rayon (its `parallel` feature); the engine on its own unpinned pool of the
+    // same size. Only one of them works at a time.
+    let rayon = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()
+        .expect("rayon pool");
+    let instance = Instance {
+        args_folding: args.folding,
+        num_variables: args.num_variables,
+        pow_bits: args.pow_bits,
+    };
+    let (plonky_nanos, engine_nanos, verify_nanos) = (
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let plonky = instance.pcs(LchNtt::<Poly64>::default(), &plonky_nanos);
+    let engine = instance.pcs(EngineNtt::with_workers(workers), &engine_nanos);
+    let verifier = instance.pcs(LchNtt::<Poly64>::default(), &verify_nanos);
+
+    let (mut p, mut e) = (Samples::default(), Samples::default());
+    let mut verified = true;
+    rayon.install(|| {
+        // One untimed round each warms caches, tables and thread pools.
+        let mut warm = Samples::default();
+        verified &= run_once(&instance, &plonky, &plonky_nanos, &verifier, &mut warm);
+        verified &= run_once(&instance, &engine, &engine_nanos, &verifier, &mut warm);
+        for rep in 0..args.repeats {
+            // Alternate which goes first, so drift in the machine's load hits both alike.
+            if rep % 2 == 0 {
+                verified &= run_once(&instance, &plonky, &plonky_nanos, &verifier, &mut p);
+                verified &= run_once(&instance, &engine, &engine_nanos, &verifier, &mut e);
+            } else {
+                verified &= run_once(&instance, &engine, &engine_nanos, &verifier, &mut e);
+                verified &= run_once(&instance, &plonky, &plonky_nanos, &verifier, &mut p);
+            }
+        }
+    });
+    let identical = p
+        .proofs
+        .iter()
+        .chain(&e.proofs)
+        .all(|proof| *proof == p.proofs[0]);
+
+    let (pc, ec) = (median_ms(&p.commit), median_ms(&e.commit));
+    let (po, eo) = (median_ms(&p.open), median_ms(&e.open));
+    let (pe, ee) = (median_ms(&p.encode), median_ms(&e.encode));
+    if args.json {
+        let report = serde_json::json!({
+            "num_variables": args.num_variables,
+            "verified_by_plonky3": verified,
+            "proofs_identical": identical,
+            "commit_ms": { "plonky3": pc, "engine": ec },
+            "open_ms": { "plonky3": po, "engine": eo },
+            "encode_ms": { "plonky3": pe, "engine": ee },
+            "commit_speedup": pc / ec,
+            "open_speedup": po / eo,
+            "encode_speedup": pe / ee,
+        });
+        println!("{report}");
+    } else {
+        println!(
+            "WHIR, 2^{} coefficients, folding {}, {} worker(s), {} repeats (medians)",
+            args.num_variables, args.folding, workers, args.repeats
+        );
+        println!(
+            "{:<10} {:>12} {:>12} {:>9}",
+            "", "plonky3 ms", "engine ms", "speedup"
+        );
+        for (name, a, b) in [("commit", pc, ec), ("open", po, eo), ("encode", pe, ee)] {
+            println!("{name:<10} {a:>12.2} {b:>12.2} {:>8.2}×", a / b);
+        }
+        println!("verified by Plonky3: {verified}; proofs identical: {identical}");
+    }
+    if !verified || !identical {
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,29 @@
+//! The ntt-engine transform as Plonky3's additive NTT: [`EngineNtt`] implements
+//! `p3_binary_dft::AdditiveNtt<Poly64>`, so a Plonky3 prover over `Poly64` (for example WHIR
+//! through `p3_binary_pcs::whir::BinaryWhirDomain<Poly64, EngineNtt>`) commits with the engine
+//! and produces the same proofs, byte for byte, as with Plonky3's own `LchNtt`.
+//!
+//! ```
+//! use ntt_plonky3::EngineNtt;
+//! use p3_binary_dft::{AdditiveNtt, LchNtt};
+//! use p3_binary_field::Poly64;
+//! use p3_matrix::dense::RowMajorMatrix;
+//!
+//! let ntt = EngineNtt::with_workers(1);
+//! let mat = RowMajorMatrix::new((0..64u64).map(Poly64::new).collect(), 4);
+//! assert_eq!(ntt.ntt_batch_padded(mat.clone(), 2), LchNtt::default().ntt_batch_padded(mat, 2));
+//! ```
+//!
+//! # Sharing the cores with rayon
+//! Plonky3 hashes, folds and runs sumcheck on its rayon pool; the engine encodes on its own pool.
+//! The two never run at the same time within one prover call (an encode returns before Plonky3
+//! goes on), so both may have one worker per core: the idle pool's threads sleep. Neither pool
+//! should pin its workers to the cores the other uses: [`EngineNtt::with_workers`] starts an
+//! unpinned pool for that reason. To run a prover on fewer cores, size both pools alike
+//! (`RAYON_NUM_THREADS` and `NTT_THREADS`, or a rayon `ThreadPool::install` and
+//! [`EngineNtt::with_workers`]).
+
+mod ntt;
+mod words;
+
+pub use ntt::EngineNtt;

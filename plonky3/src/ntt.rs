@@ -1,0 +1,222 @@
+//! [`EngineNtt`]: the engine's encoder behind Plonky3's `AdditiveNtt<Poly64>`.
+
+use crate::words::{as_uninit_words, as_words, as_words_mut};
+use ntt_kernels::Backend;
+use ntt_pcs::{Domain, EncodeError, Encoder, MessageLayout};
+use ntt_runtime::{PinPolicy, ThreadPool, ThreadPoolBuilder};
+use p3_binary_dft::AdditiveNtt;
+use p3_binary_field::Poly64;
+use p3_matrix::Matrix;
+use p3_matrix::dense::{RowMajorMatrix, RowMajorMatrixView};
+use std::sync::Arc;
+
+/// Plonky3's additive NTT over `Poly64`, run by the engine: Plonky3's domain (the Cantor basis,
+/// shifted by the coset's shift), novel-basis coefficients, natural order, so every output equals
+/// `p3_binary_dft::LchNtt<Poly64>`'s word for word.
+///
+/// A `Poly64` column is one engine lane: a matrix of width `w` is `w` interleaved lanes, encoded
+/// in place (the zero-padded forms by the replication trick, which skips the zero tail's work).
+/// The engine runs on its own [`ThreadPool`]; see the crate documentation for sharing the cores
+/// with Plonky3's rayon pool.
+#[derive(Clone, Debug)]
+pub struct EngineNtt {
+    /// Encodes on the unshifted Cantor basis; a shifted call derives its own from it.
+    encoder: Encoder,
+}
+
+impl EngineNtt {
+    /// Runs on `pool` with `backend`'s kernels.
+    pub fn new(pool: Arc<ThreadPool>, backend: Backend) -> Self {
+        Self {
+            encoder: Encoder::new(pool, backend).with_domain(Domain::cantor()),
+        }
+    }
+
+    /// A pool of `workers` unpinned workers (0: `NTT_THREADS`, else one per core) and the best
+    /// kernels of this CPU. Unpinned, because a prover's rayon pool shares the same cores: two
+    /// pools pinned onto the same cores would fight over them.
+    ///
+    /// # Panics
+    /// If the pool cannot be started (the OS refuses threads, or `NTT_THREADS` is malformed).
+    pub fn with_workers(workers: usize) -> Self {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .pin(PinPolicy::None)
+            .thread_name(|i| format!("ntt-plonky3-{i}"))
+            .build()
+            .expect("start the engine's worker threads");
+        Self::new(Arc::new(pool), Backend::detect())
+    }
+
+    /// Wraps a configured encoder (its plan settings and wisdom kept; its domain replaced by
+    /// Plonky3's).
+    pub fn from_encoder(encoder: Encoder) -> Self {
+        Self {
+            encoder: encoder.with_domain(Domain::cantor()),
+        }
+    }
+
+    /// The encoder on Plonky3's domain.
+    pub fn encoder(&self) -> &Encoder {
+        &self.encoder
+    }
+
+    /// The encoder for the coset `shift + S_l`.
+    fn shifted(&self, shift: Poly64) -> std::borrow::Cow<'_, Encoder> {
+        if shift == Poly64::new(0) {
+            std::borrow::Cow::Borrowed(&self.encoder)
+        } else {
+            std::borrow::Cow::Owned(
+                self.encoder
+                    .clone()
+                    .with_domain(Domain::cantor().with_shift(shift.to_bits())),
+            )
+        }
+    }
+}
+
+impl Default for EngineNtt {
+    /// [`EngineNtt::with_workers`]`(0)`.
+    fn default() -> Self {
+        Self::with_workers(0)
+    }
+}
+
+/// `log2(height)` of a matrix, with the trait's documented panics.
+fn log_height(height: usize) -> usize {
+    assert!(
+        height.is_power_of_two(),
+        "matrix height {height} is not a power of two"
+    );
+    height.trailing_zeros() as usize
+}
+
+/// The outcome of an encode whose shape the caller has already checked: the only error left is
+/// a panic inside a worker, which is passed on as one.
+fn done(result: Result<(), EncodeError>) {
+    if let Err(e) = result {
+        panic!("the engine's transform failed: {e}");
+    }
+}
+
+/// Whether there is nothing to transform (no columns): the matrix is returned as it is.
+fn empty(mat: &RowMajorMatrix<Poly64>) -> bool {
+    mat.width() == 0
+}
+
+impl AdditiveNtt<Poly64> for EngineNtt {
+    fn shifted_ntt_batch(&self, mut mat: RowMajorMatrix<Poly64>, shift: Poly64) -> RowMajorMatrix<Poly64> {
+        if empty(&mat) {
+            return mat;
+        }
+        log_height(mat.height());
+        let width = mat.width();
+        done(
+            self.shifted(shift)
+                .encode_in_place(as_words_mut(&mut mat.values), width, 0, None),
+        );
+        mat
+    }
+
+    fn shifted_intt_batch(&self, mut mat: RowMajorMatrix<Poly64>, shift: Poly64) -> RowMajorMatrix<Poly64> {
+        if empty(&mat) {
+            return mat;
+        }
+        log_height(mat.height());
+        let width = mat.width();
+        done(
+            self.shifted(shift)
+                .inverse_in_place(as_words_mut(&mut mat.values), width),
+        );
+        mat
+    }
+
+    fn ntt_batch(&self, mat: RowMajorMatrix<Poly64>) -> RowMajorMatrix<Poly64> {
+        self.shifted_ntt_batch(mat, Poly64::new(0))
+    }
+
+    fn ntt_batch_padded(
+        &self,
+        mut mat: RowMajorMatrix<Poly64>,
+        log_inv_rate: usize,
+    ) -> RowMajorMatrix<Poly64> {
+        if empty(&mat) {
+            return mat;
+        }
+        let log_n = log_height(mat.height());
+        assert!(log_inv_rate <= log_n, "padding exceeds matrix height");
+        let width = mat.width();
+        // The rows past the message are zero (the caller's promise): the encoder never reads
+        // them, it replicates the message into them.
+        done(
+            self.encoder
+                .encode_in_place(as_words_mut(&mut mat.values), width, log_inv_rate as u32, None),
+        );
+        mat
+    }
+
+    fn ntt_batch_borrowed(
+        &self,
+        mat: RowMajorMatrixView<'_, Poly64>,
+        log_inv_rate: usize,
+    ) -> RowMajorMatrix<Poly64> {
+        let width = mat.width();
+        if width == 0 {
+            return RowMajorMatrix::new(Vec::new(), 0);
+        }
+        log_height(mat.height());
+        let len = u32::try_from(log_inv_rate)
+            .ok()
+            .and_then(|bits| mat.values.len().checked_shl(bits))
+            .filter(|&padded| padded >> log_inv_rate == mat.values.len())
+            .expect("codeword length overflows usize");
+        // The codeword is written straight from the borrowed message: no zeroed copy first.
+        let mut values: Vec<Poly64> = Vec::with_capacity(len);
+        done(self.encoder.encode(
+            as_words(mat.values),
+            MessageLayout::Rows,
+            &mut as_uninit_words(values.spare_capacity_mut())[..len],
+            width,
+            log_inv_rate as u32,
+            None,
+        ));
+        // SAFETY: `encode` returned `Ok`, so it wrote all `len` words of the spare capacity.
+        unsafe { values.set_len(len) };
+        RowMajorMatrix::new(values, width)
+    }
+
+    fn intt_batch(&self, mat: RowMajorMatrix<Poly64>) -> RowMajorMatrix<Poly64> {
+        self.shifted_intt_batch(mat, Poly64::new(0))
+    }
+
+    fn lde_batch(&self, mat: RowMajorMatrix<Poly64>, added_bits: usize) -> RowMajorMatrix<Poly64> {
+        self.shifted_lde_batch(mat, added_bits, Poly64::new(0))
+    }
+
+    fn shifted_lde_batch(
+        &self,
+        mat: RowMajorMatrix<Poly64>,
+        added_bits: usize,
+        shift: Poly64,
+    ) -> RowMajorMatrix<Poly64> {
+        let log_n = log_height(mat.height());
+        assert!(log_n <= 64, "domain exceeds field dimension");
+        if added_bits == 0 || empty(&mat) {
+            return mat;
+        }
+        assert!(log_n + added_bits <= 64, "domain exceeds field dimension");
+        let width = mat.width();
+        let encoder = self.shifted(shift);
+        let mut values = mat.values;
+        done(encoder.inverse_in_place(as_words_mut(&mut values), width));
+        let len = values
+            .len()
+            .checked_shl(added_bits as u32)
+            .filter(|&padded| padded >> added_bits == values.len())
+            .expect("codeword length overflows usize");
+        // The coefficients, zero-padded, then encoded in place at rate 2^-added_bits.
+        values.resize(len, Poly64::new(0));
+        done(encoder.encode_in_place(as_words_mut(&mut values), width, added_bits as u32, None));
+        RowMajorMatrix::new(values, width)
+    }
+}
