@@ -403,7 +403,7 @@ fn small_commits() {
                 let (commitment, _) = c
                     .commit(&witness, MessageLayout::Lanes, lanes, 1)
                     .expect("commit");
-                (t0.elapsed(), commitment.root)
+                (t0.elapsed(), commitment.root())
             };
             let mut times = vec![Vec::with_capacity(SAMPLES); variants.len() + 1];
             let mut root = None;

@@ -10,7 +10,6 @@
 //! [`Basis::Cantor`] (β_0 = 1, β_j² + β_j = β_{j−1}, as Plonky3's `p3_binary_dft::domain_point`
 //! spells it for `Poly64`, so every ŝ_j is already normalised).
 
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Most basis vectors a domain can have: the field's dimension.
@@ -117,16 +116,6 @@ impl core::str::FromStr for Basis {
             "cantor" => Ok(Self::Cantor),
             other => Err(format!("unknown basis `{other}` (expected polynomial or cantor)")),
         }
-    }
-}
-
-impl core::fmt::Display for BasisName {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            Self::Polynomial => "polynomial",
-            Self::Cantor => "cantor",
-            Self::Custom => "custom",
-        })
     }
 }
 

@@ -51,11 +51,7 @@ fn snapshot(name: &str) -> String {
         )
         .expect("write");
         for log_n in [20u32, 22, 24, 26] {
-            let shape = Shape {
-                log_rows: log_n - 6 + 1,
-                lanes: 64,
-                log_inv_rate: 1,
-            };
+            let shape = Shape::new(log_n - 6 + 1, 64, 1).expect("a valid shape");
             let p = plan(
                 shape,
                 MessageLayout::Lanes,

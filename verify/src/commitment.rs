@@ -25,6 +25,16 @@ pub enum Basis {
     Custom,
 }
 
+impl core::fmt::Display for Basis {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::Polynomial => "polynomial",
+            Self::Cantor => "cantor",
+            Self::Custom => "custom",
+        })
+    }
+}
+
 /// A BLAKE3 commitment to a codeword of `2^log_rows` rows × `lanes` words.
 ///
 /// `root` is the standard, unkeyed BLAKE3 hash of the codeword's bytes: rows in order, the lanes

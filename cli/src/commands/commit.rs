@@ -127,7 +127,8 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let expansion = args.expansion.expansion();
     let shape = Shape::of_witness(witness.len(), args.lanes, args.log_inv_rate, expansion)?;
     let layout: MessageLayout = args.layout.into();
-    let committer = engine::committer_on(args.engine.threads, args.domain.domain())?.with_expansion(expansion);
+    let committer =
+        engine::committer_on(args.engine.threads, args.domain.domain())?.with_expansion(expansion);
     let plan = committer.encoder().plan(shape, layout);
 
     let bar = progress::bar(args.repeat as u64, "committing");

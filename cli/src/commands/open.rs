@@ -55,8 +55,8 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
     }
     let w = &args.witness;
     let witness = input::read_words(&w.input)?;
-    let committer =
-        engine::committer_on(args.engine.threads, args.domain.domain())?.with_expansion(w.expansion.expansion());
+    let committer = engine::committer_on(args.engine.threads, args.domain.domain())?
+        .with_expansion(w.expansion.expansion());
     let (commitment, data) = committer.commit(&witness, w.layout.into(), w.lanes, w.log_inv_rate)?;
     let opening = data.open(&args.rows.0)?;
     let proof = opening.to_bytes();
@@ -67,8 +67,8 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
     let report = Report {
         root: commitment.root_hex(),
         basis: commitment.basis(),
-        log_rows: commitment.log_rows,
-        lanes: commitment.lanes,
+        log_rows: commitment.log_rows(),
+        lanes: commitment.lanes(),
         log_inv_rate: w.log_inv_rate,
         rows: args.rows.0.clone(),
         threads: committer.encoder().pool().num_workers(),

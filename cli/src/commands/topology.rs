@@ -337,13 +337,31 @@ fn print_tree(out: &mut String, t: &Topology) -> std::fmt::Result {
     Ok(())
 }
 
+/// A steal order, shortened past 8 victims (the JSON has them all).
+fn victims(order: &[usize]) -> String {
+    let shown: Vec<String> = order.iter().take(8).map(usize::to_string).collect();
+    if order.len() > 8 {
+        format!("{} … ({} in all)", shown.join(" "), order.len())
+    } else if shown.is_empty() {
+        "none".to_owned()
+    } else {
+        shown.join(" ")
+    }
+}
+
 fn print_text(out: &mut String, r: &Report) -> std::fmt::Result {
     if let Some(source) = &r.what_if {
-        writeln!(out, "What-if: {source} (another machine; nothing is pinned or run on it)")?;
+        writeln!(
+            out,
+            "What-if: {source} (another machine; nothing is pinned or run on it)"
+        )?;
     }
     print_tree(out, &r.topology)?;
     if !r.topology.cpu_kinds.is_empty() {
-        writeln!(out, "CPU kinds (most efficient first; workers take the fastest cores first):")?;
+        writeln!(
+            out,
+            "CPU kinds (most efficient first; workers take the fastest cores first):"
+        )?;
         for kind in &r.topology.cpu_kinds {
             writeln!(
                 out,
@@ -357,7 +375,11 @@ fn print_text(out: &mut String, r: &Report) -> std::fmt::Result {
     writeln!(out)?;
     writeln!(out, "Allowed cpuset: {}", cpu_list(&r.allowed_cpuset))?;
     writeln!(out, "Backend planned for: {}", r.backend)?;
-    writeln!(out, "Backends this CPU supports: {}", r.backends_supported.join(", "))?;
+    writeln!(
+        out,
+        "Backends this CPU supports: {}",
+        r.backends_supported.join(", ")
+    )?;
     writeln!(out, "Workers: {} (pinning: {})", r.workers.len(), r.pin_policy)?;
     for w in &r.workers {
         let bound = if w.bound_to.is_empty() {

@@ -74,16 +74,16 @@ pub fn run(args: VerifyArgs) -> Result<(), CliError> {
         &format!(
             "an opening of {} row(s) of 2^{} rows x {} lanes",
             rows.len(),
-            commitment.log_rows,
-            commitment.lanes
+            commitment.log_rows(),
+            commitment.lanes()
         ),
     )?;
     let opening = Opening::from_bytes(&bytes)?;
     let mut report = Report {
         holds: false,
         root: commitment.root_hex(),
-        log_rows: commitment.log_rows,
-        lanes: commitment.lanes,
+        log_rows: commitment.log_rows(),
+        lanes: commitment.lanes(),
         rows: Vec::new(),
         reason: None,
     };
@@ -127,11 +127,10 @@ fn trusted_commitment(args: &VerifyArgs) -> Result<Commitment, CliError> {
                 "give --commitment FILE, or --root with --lanes and --log-rows".to_owned(),
             ));
         };
-        return Ok(Commitment {
-            root,
-            log_rows,
-            lanes,
-        });
+        // The shape is an argument: outside the limits it is bad input, not a rejected proof.
+        let shape = ntt_pcs::CodewordShape::new(log_rows, lanes)
+            .map_err(|e| CliError::Input(format!("--log-rows {log_rows} with --lanes {lanes}: {e}")))?;
+        return Ok(Commitment::new(root, shape));
     };
     let commitment = commitment_file::read(arg)?;
     let disagree = |flag: &str, given: String, found: String| {
@@ -140,18 +139,18 @@ fn trusted_commitment(args: &VerifyArgs) -> Result<Commitment, CliError> {
             arg.source_name()
         ))
     };
-    if let Some(lanes) = args.lanes.filter(|&l| l != commitment.lanes) {
+    if let Some(lanes) = args.lanes.filter(|&l| l != commitment.lanes()) {
         return Err(disagree(
             "--lanes",
             lanes.to_string(),
-            format!("{} lanes", commitment.lanes),
+            format!("{} lanes", commitment.lanes()),
         ));
     }
-    if let Some(log_rows) = args.log_rows.filter(|&d| d != commitment.log_rows) {
+    if let Some(log_rows) = args.log_rows.filter(|&d| d != commitment.log_rows()) {
         return Err(disagree(
             "--log-rows",
             log_rows.to_string(),
-            format!("2^{} rows", commitment.log_rows),
+            format!("2^{} rows", commitment.log_rows()),
         ));
     }
     Ok(commitment)
@@ -160,17 +159,22 @@ fn trusted_commitment(args: &VerifyArgs) -> Result<Commitment, CliError> {
 /// The shape and rows must describe a codeword that can exist before any proof is read: these
 /// are the verifier's own arguments, so a mistake in them is bad input (2), not a rejection (1).
 fn check_arguments(c: &Commitment, rows: &[usize]) -> Result<(), CliError> {
-    if c.lanes == 0 {
+    if c.lanes() == 0 {
         return Err(CliError::Input("--lanes must be at least 1".to_owned()));
     }
     // The library's one set of codeword limits.
-    ntt_pcs::CodewordShape::new(c.log_rows, c.lanes)
-        .map_err(|e| CliError::Input(format!("--log-rows {} with --lanes {}: {e}", c.log_rows, c.lanes)))?;
-    let n_rows = 1u64 << c.log_rows;
+    ntt_pcs::CodewordShape::new(c.log_rows(), c.lanes()).map_err(|e| {
+        CliError::Input(format!(
+            "--log-rows {} with --lanes {}: {e}",
+            c.log_rows(),
+            c.lanes()
+        ))
+    })?;
+    let n_rows = 1u64 << c.log_rows();
     if let Some(&row) = rows.iter().find(|&&r| r as u64 >= n_rows) {
         return Err(CliError::Input(format!(
             "--rows: row {row} is past the end of a codeword of 2^{} = {n_rows} rows",
-            c.log_rows
+            c.log_rows()
         )));
     }
     Ok(())
@@ -179,7 +183,7 @@ fn check_arguments(c: &Commitment, rows: &[usize]) -> Result<(), CliError> {
 /// Verifier errors about its own arguments are bad input; the rest say the proof does not hold.
 fn argument_error(e: VerifyError) -> CliError {
     match e {
-        VerifyError::BadShape { .. } | VerifyError::NoRows | VerifyError::RowOutOfRange { .. } => {
+        VerifyError::NoRows | VerifyError::RowOutOfRange { .. } => {
             CliError::Input(format!("bad verifier arguments: {e}"))
         }
         other => CliError::Verify(other),
@@ -194,8 +198,8 @@ fn max_proof_bytes(c: &Commitment, q: usize) -> u64 {
     const CHUNK: u128 = 1024;
     const MAX_LEVELS: u128 = 64;
     let q = q as u128;
-    let row_bytes = c.lanes as u128 * 8;
-    let codeword = (1u128 << c.log_rows.min(63)) * row_bytes;
+    let row_bytes = c.lanes() as u128 * 8;
+    let codeword = (1u128 << c.log_rows().min(63)) * row_bytes;
     let chunks = (q * (row_bytes + 2 * CHUNK)).min(codeword);
     let siblings = q * 2 * MAX_LEVELS * 32;
     u64::try_from(HEADER + 8 * q + chunks + siblings).unwrap_or(u64::MAX)
@@ -219,14 +223,16 @@ mod tests {
 
     #[test]
     fn impossible_shapes_and_rows_are_argument_errors() {
-        let c = |log_rows, lanes| Commitment {
-            root: [0; 32],
-            log_rows,
-            lanes,
+        // Shapes outside the limits cannot make a commitment at all.
+        assert!(ntt_pcs::CodewordShape::new(4, 0).is_err());
+        assert!(ntt_pcs::CodewordShape::new(64, 1).is_err());
+        assert!(ntt_pcs::CodewordShape::new(60, 8).is_err());
+        let c = |log_rows, lanes| {
+            Commitment::new(
+                [0; 32],
+                ntt_pcs::CodewordShape::new(log_rows, lanes).expect("valid"),
+            )
         };
-        assert!(check_arguments(&c(4, 0), &[1]).is_err());
-        assert!(check_arguments(&c(64, 1), &[1]).is_err());
-        assert!(check_arguments(&c(60, 8), &[1]).is_err());
         assert!(check_arguments(&c(4, 2), &[16]).is_err());
         assert!(check_arguments(&c(4, 2), &[15]).is_ok());
     }

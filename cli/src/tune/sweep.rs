@@ -132,11 +132,7 @@ mod tests {
             l2_bytes: 2 << 20,
             l3_bytes: 32 << 20,
         };
-        let shape = Shape {
-            log_rows: 17,
-            lanes: 64,
-            log_inv_rate: 1,
-        };
+        let shape = Shape::new(17, 64, 1).expect("a valid shape");
         plan_for(
             shape,
             Some(MessageLayout::Lanes),

@@ -228,8 +228,8 @@ impl Committer {
             let _span = tracing::debug_span!("merge").entered();
             hasher.into_tree(self.stored_level)?
         };
-        let commitment = Commitment::new(root, shape.codeword())
-            .with_basis(self.encoder.domain().basis().name());
+        let commitment =
+            Commitment::new(root, shape.codeword()).with_basis(self.encoder.domain().basis().name());
         let total = started.elapsed();
         let workers = self.encoder.pool().num_workers().max(1) as u32;
         let hash = (busy / workers).min(total);
