@@ -10,14 +10,23 @@ use ntt_runtime::{TOPOLOGY_ENV, Topology, TopologySpec, WorkerLayout};
 
 /// The topology source a command was asked for: its `--topology` flag, else `NTT_TOPOLOGY`.
 ///
+/// A malformed `NTT_TOPOLOGY` is warned about and read as unset (a typo in the environment
+/// should not stop a command); a malformed `--topology` is an error.
+///
 /// # Errors
-/// A source that is none of the accepted forms (exit code 2).
+/// A `--topology` that is none of the accepted forms (exit code 2).
 pub fn requested(flag: Option<&str>) -> Result<TopologySpec, CliError> {
-    let text = match flag {
-        Some(text) => text.to_owned(),
-        None => std::env::var(TOPOLOGY_ENV).unwrap_or_default(),
-    };
-    TopologySpec::parse(&text).map_err(|e| CliError::Input(e.to_string()))
+    match flag {
+        Some(text) => TopologySpec::parse(text).map_err(|e| CliError::Input(e.to_string())),
+        None => {
+            let text = std::env::var(TOPOLOGY_ENV).unwrap_or_default();
+            TopologySpec::parse(&text).or_else(|_| {
+                crate::engine::warn_unknown_topology_source();
+                TopologySpec::parse("")
+                    .map_err(|e| CliError::Input(e.to_string()))
+            })
+        }
+    }
 }
 
 /// Loads the topology `spec` names (this machine's, or a what-if's).
@@ -34,12 +43,7 @@ pub fn load(spec: &TopologySpec) -> Result<Topology, CliError> {
 /// # Errors
 /// A clear message and exit code 2 when `NTT_TOPOLOGY` is a what-if (or malformed).
 pub fn refuse_foreign() -> Result<(), CliError> {
-    // A value that names no source is warned about and read as unset, as `Topology::detect`
-    // does: a typo in the environment should not stop a commit.
-    let Ok(spec) = requested(None) else {
-        crate::engine::warn_unknown_topology_source();
-        return Ok(());
-    };
+    let spec = requested(None)?;
     if spec.is_what_if() {
         return Err(CliError::Input(format!(
             "{TOPOLOGY_ENV}={spec} describes another machine; this command runs the engine, which \

@@ -128,6 +128,9 @@ fn trusted_commitment(args: &VerifyArgs) -> Result<Commitment, CliError> {
             ));
         };
         // The shape is an argument: outside the limits it is bad input, not a rejected proof.
+        if lanes == 0 {
+            return Err(CliError::Input("--lanes must be at least 1".to_owned()));
+        }
         let shape = ntt_pcs::CodewordShape::new(log_rows, lanes)
             .map_err(|e| CliError::Input(format!("--log-rows {log_rows} with --lanes {lanes}: {e}")))?;
         return Ok(Commitment::new(root, shape));
