@@ -6,6 +6,7 @@ pub use ntt_verify;
 pub mod commit;
 pub mod domain;
 pub mod encoder;
+mod engine;
 pub mod plan;
 pub mod reference;
 pub mod shape;
@@ -22,6 +23,12 @@ pub use commit::{
 };
 pub use domain::{Basis, BasisError, BasisName, Domain};
 pub use encoder::{EncodeError, Encoder, SetupError};
+pub use engine::{committer, encoder};
 pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use shape::{CodewordShape, Expansion, MessageLayout, Shape, ShapeError};
 pub use sink::RowSink;
+
+/// The README's library examples, compiled and run as doc tests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+mod readme {}

@@ -34,6 +34,7 @@
 
 mod arena;
 mod context;
+mod global;
 pub mod cpu_time;
 mod graph;
 mod job;
@@ -50,6 +51,7 @@ mod sleep;
 mod topology;
 
 pub use context::TaskContext;
+pub use global::{global_pool, pinned_cpus};
 pub use graph::{CycleError, Graph, TaskId};
 pub use panic::{RunError, TaskPanic};
 pub use placement::{PinPolicy, WorkerPlacement};

@@ -218,6 +218,10 @@ impl ThreadPoolBuilder {
                 topology.cores
             ));
         }
+        crate::global::record_pinned(
+            &registry,
+            placements.iter().flat_map(|p| p.bound_to.iter().copied()),
+        );
         Ok(ThreadPool {
             handoff_cost: self.handoff_cost.unwrap_or(HANDOFF_COST),
             registry,

@@ -1,61 +1,110 @@
-//! serde helpers that write bytes as lowercase hex strings (readable JSON, exact round trips).
+//! serde helpers for byte fields: lowercase hex strings where the format is human-readable
+//! (JSON, TOML: readable, exact round trips), raw bytes otherwise (postcard, bincode, CBOR: no
+//! doubling of proof sizes).
 
-use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serializer};
+use std::fmt;
 
-/// `[u8; 32]` as one hex string.
-pub(crate) mod digest {
-    use super::*;
+use serde::de::{Error as _, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    pub(crate) fn serialize<S: Serializer>(bytes: &[u8; 32], serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&hex::encode(bytes))
+/// Accepts bytes as a byte string or as a sequence of `u8` (formats differ in which they
+/// produce).
+struct BytesVisitor;
+
+impl<'de> Visitor<'de> for BytesVisitor {
+    type Value = Vec<u8>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("bytes")
     }
-
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[u8; 32], D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        let mut out = [0u8; 32];
-        hex::decode_to_slice(text.as_ref(), &mut out).map_err(D::Error::custom)?;
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+        Ok(v.to_vec())
+    }
+    fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+        Ok(v)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+        while let Some(byte) = seq.next_element::<u8>()? {
+            out.push(byte);
+        }
         Ok(out)
     }
 }
 
-/// `Vec<u8>` as one hex string.
+fn serialize_bytes<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+    if serializer.is_human_readable() {
+        serializer.serialize_str(&hex::encode(bytes))
+    } else {
+        serializer.serialize_bytes(bytes)
+    }
+}
+
+fn deserialize_bytes<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+    if deserializer.is_human_readable() {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        hex::decode(text.as_ref()).map_err(D::Error::custom)
+    } else {
+        deserializer.deserialize_bytes(BytesVisitor)
+    }
+}
+
+fn deserialize_digest<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[u8; 32], D::Error> {
+    let bytes = deserialize_bytes(deserializer)?;
+    <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| D::Error::invalid_length(bytes.len(), &"32 bytes"))
+}
+
+/// `[u8; 32]` as one hex string, or 32 raw bytes.
+pub(crate) mod digest {
+    use super::*;
+
+    pub(crate) fn serialize<S: Serializer>(bytes: &[u8; 32], serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_bytes(bytes, serializer)
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[u8; 32], D::Error> {
+        deserialize_digest(deserializer)
+    }
+}
+
+/// `Vec<u8>` as one hex string, or raw bytes.
 pub(crate) mod bytes {
     use super::*;
 
     pub(crate) fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&hex::encode(bytes))
+        serialize_bytes(bytes, serializer)
     }
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        hex::decode(text.as_ref()).map_err(D::Error::custom)
+        deserialize_bytes(deserializer)
     }
 }
 
-/// `Vec<[u8; 32]>` as a list of hex strings.
+/// `Vec<[u8; 32]>` as a list of hex strings, or a list of 32-byte strings.
 pub(crate) mod digests {
     use super::*;
-    use serde::ser::SerializeSeq;
+
+    /// One digest in the list, encoded like [`digest`](super::digest).
+    struct Digest([u8; 32]);
+
+    impl Serialize for Digest {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serialize_bytes(&self.0, serializer)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Digest {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserialize_digest(deserializer).map(Digest)
+        }
+    }
 
     pub(crate) fn serialize<S: Serializer>(list: &[[u8; 32]], serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(list.len()))?;
-        for item in list {
-            seq.serialize_element(&hex::encode(item))?;
-        }
-        seq.end()
+        serializer.collect_seq(list.iter().map(|d| Digest(*d)))
     }
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<[u8; 32]>, D::Error> {
-        let texts = <Vec<String>>::deserialize(deserializer)?;
-        texts
-            .iter()
-            .map(|text| {
-                let mut out = [0u8; 32];
-                hex::decode_to_slice(text, &mut out)
-                    .map(|()| out)
-                    .map_err(D::Error::custom)
-            })
-            .collect()
+        let list = <Vec<Digest>>::deserialize(deserializer)?;
+        Ok(list.into_iter().map(|d| d.0).collect())
     }
 }

@@ -1,0 +1,29 @@
+//! The one-line setup: the default engine on the process's default pool.
+
+use ntt_kernels::Backend;
+
+use crate::{Committer, Encoder, SetupError};
+
+/// An encoder on [`ntt_runtime::global_pool`] with the best kernel backend this CPU has (or the
+/// one `NTT_BACKEND` names).
+///
+/// # Errors
+/// A [`SetupError`] when the pool cannot start or `NTT_BACKEND` is unusable.
+pub fn encoder() -> Result<Encoder, SetupError> {
+    Ok(Encoder::new(ntt_runtime::global_pool()?, Backend::from_env()?))
+}
+
+/// A [`Committer`] with the default settings over [`encoder()`]: the common case in one line.
+/// Build an [`Encoder`] on your own pool and backend for anything else.
+///
+/// # Errors
+/// As for [`encoder()`].
+///
+/// ```
+/// let committer = ntt_pcs::committer()?;
+/// assert!(committer.encoder().pool().num_workers() >= 1);
+/// # Ok::<(), ntt_pcs::SetupError>(())
+/// ```
+pub fn committer() -> Result<Committer, SetupError> {
+    Ok(Committer::new(encoder()?))
+}

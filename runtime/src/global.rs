@@ -1,0 +1,127 @@
+//! The process's shared default pool, and the registry of CPUs that live pools have pinned.
+//!
+//! Every pool pins by default, each starting at core 0, so two pinned pools in one process
+//! would stack their workers on the same cores. [`global_pool`] is the pool to use when the
+//! caller has no reason to build its own: built on first use, shared by every caller after, and
+//! left unpinned when another pool of the process already pins workers to this machine's CPUs
+//! (the other pool chose its placement; the default pool then lets the OS schedule around it).
+
+use std::any::Any;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+use crate::{BuildError, PinPolicy, ThreadPool, ThreadPoolBuilder, Topology};
+
+/// One pool's pinned CPUs; the entry lapses when the pool's shared state is dropped.
+struct PinnedBy {
+    owner: Weak<dyn Any + Send + Sync>,
+    cpus: Vec<usize>,
+}
+
+static PINNED: Mutex<Vec<PinnedBy>> = Mutex::new(Vec::new());
+static GLOBAL: Mutex<Option<Arc<ThreadPool>>> = Mutex::new(None);
+
+/// Records that the pool whose shared state is `owner` bound its workers to `cpus`.
+pub(crate) fn record_pinned<T: Any + Send + Sync>(owner: &Arc<T>, cpus: impl IntoIterator<Item = usize>) {
+    let mut cpus: Vec<usize> = cpus.into_iter().collect();
+    if cpus.is_empty() {
+        return;
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    let owner: Weak<dyn Any + Send + Sync> = Arc::downgrade(owner) as Weak<dyn Any + Send + Sync>;
+    let mut pinned = PINNED.lock().unwrap_or_else(PoisonError::into_inner);
+    pinned.retain(|entry| entry.owner.strong_count() > 0);
+    pinned.push(PinnedBy { owner, cpus });
+}
+
+/// The CPUs (OS indices, sorted, each once) that the live pools of this process have bound
+/// workers to.
+///
+/// ```
+/// use ntt_runtime::{PinPolicy, ThreadPoolBuilder, pinned_cpus};
+///
+/// let pool = ThreadPoolBuilder::new().num_threads(1).pin(PinPolicy::Pus).build()?;
+/// let bound = &pool.placements()[0].bound_to; // empty when the OS refused the binding
+/// assert!(bound.iter().all(|cpu| pinned_cpus().contains(cpu)));
+/// # Ok::<(), ntt_runtime::BuildError>(())
+/// ```
+pub fn pinned_cpus() -> Vec<usize> {
+    let mut pinned = PINNED.lock().unwrap_or_else(PoisonError::into_inner);
+    pinned.retain(|entry| entry.owner.strong_count() > 0);
+    let mut cpus: Vec<usize> = pinned
+        .iter()
+        .flat_map(|entry| entry.cpus.iter().copied())
+        .collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    cpus
+}
+
+/// The process's default pool, built on first use like rayon's global pool and shared by every
+/// caller after that: `NTT_THREADS` workers, else one per allowed core.
+///
+/// It pins as [`ThreadPoolBuilder`] does by default, unless a live pool of this process already
+/// pins workers to one of this machine's CPUs: then it runs unpinned, so the two pools do not
+/// stack their workers on the same cores. Build your own pool instead when the engine should own
+/// a fixed set of cores (see the README on sharing a machine with a rayon pool).
+///
+/// # Errors
+/// The [`BuildError`] of the first build (a malformed `NTT_THREADS`, a thread that cannot be
+/// started); the next call tries again.
+///
+/// ```
+/// let a = ntt_runtime::global_pool()?;
+/// let b = ntt_runtime::global_pool()?;
+/// assert!(std::sync::Arc::ptr_eq(&a, &b));
+/// # Ok::<(), ntt_runtime::BuildError>(())
+/// ```
+pub fn global_pool() -> Result<Arc<ThreadPool>, BuildError> {
+    let mut global = GLOBAL.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(pool) = global.as_ref() {
+        return Ok(Arc::clone(pool));
+    }
+    let topology = Topology::detect();
+    let builder = ThreadPoolBuilder::new()
+        .thread_name(|i| format!("ntt-global-{i}"))
+        .topology(topology.clone());
+    let builder = if overlaps_pinned(&topology, &pinned_cpus()) {
+        builder.pin(PinPolicy::None)
+    } else {
+        builder
+    };
+    let pool = Arc::new(builder.build()?);
+    *global = Some(Arc::clone(&pool));
+    Ok(pool)
+}
+
+/// Whether any of `topology`'s PUs is among `pinned`.
+fn overlaps_pinned(topology: &Topology, pinned: &[usize]) -> bool {
+    topology
+        .pus
+        .iter()
+        .any(|pu| pinned.binary_search(&pu.os_index).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_lapse_with_their_owner() {
+        let owner = Arc::new(0u8);
+        // CPU numbers no machine has, so other tests' pools cannot interfere.
+        record_pinned(&owner, [usize::MAX - 1, usize::MAX - 2, usize::MAX - 1]);
+        let listed = pinned_cpus();
+        assert!(listed.contains(&(usize::MAX - 1)) && listed.contains(&(usize::MAX - 2)));
+        drop(owner);
+        assert!(!pinned_cpus().contains(&(usize::MAX - 1)));
+    }
+
+    #[test]
+    fn overlap_is_checked_against_the_topologys_pus() {
+        let topology = Topology::with_defaults(4);
+        assert!(!overlaps_pinned(&topology, &[]));
+        assert!(overlaps_pinned(&topology, &[topology.pus[0].os_index]));
+        assert!(!overlaps_pinned(&topology, &[usize::MAX]));
+    }
+}
