@@ -22,8 +22,7 @@ pub fn requested(flag: Option<&str>) -> Result<TopologySpec, CliError> {
             let text = std::env::var(TOPOLOGY_ENV).unwrap_or_default();
             TopologySpec::parse(&text).or_else(|_| {
                 crate::engine::warn_unknown_topology_source();
-                TopologySpec::parse("")
-                    .map_err(|e| CliError::Input(e.to_string()))
+                TopologySpec::parse("").map_err(|e| CliError::Input(e.to_string()))
             })
         }
     }

@@ -49,11 +49,14 @@ pub(crate) unsafe fn radix_rows<L: Lanes, const R: usize, const INVERSE: bool>(
     // SAFETY: the caller vouches for the features.
     let t = unsafe { prepare::<L, R>(tw) };
     let stream = stream && rows.dst_stride.is_multiple_of(L::WIDTH);
-    // SAFETY (all four): forwarded contract.
     match (!INVERSE && first_block_twiddles(tw), stream) {
+        // SAFETY: the caller's contract, forwarded.
         (true, true) => unsafe { group::<L, R, INVERSE, true, true>(rows, &t) },
+        // SAFETY: the caller's contract, forwarded.
         (true, false) => unsafe { group::<L, R, INVERSE, true, false>(rows, &t) },
+        // SAFETY: the caller's contract, forwarded.
         (false, true) => unsafe { group::<L, R, INVERSE, false, true>(rows, &t) },
+        // SAFETY: the caller's contract, forwarded.
         (false, false) => unsafe { group::<L, R, INVERSE, false, false>(rows, &t) },
     }
 }

@@ -232,10 +232,12 @@ pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
 /// The CPU has `L`'s features; the rows are valid as [`crate::Backend::radix_rows`] requires.
 #[inline(always)]
 pub(crate) unsafe fn radix_rows<L: Lanes>(rows: StridedRows, tw: &[u64], stream: bool) {
-    // SAFETY (all three): forwarded contract; the radix matches the twiddle count.
     match tw.len() {
+        // SAFETY: forwarded contract; the radix matches the twiddle count.
         7 => unsafe { groups::radix_rows::<L, 8, false>(rows, tw, stream) },
+        // SAFETY: forwarded contract; the radix matches the twiddle count.
         3 => unsafe { groups::radix_rows::<L, 4, false>(rows, tw, stream) },
+        // SAFETY: forwarded contract; the radix matches the twiddle count.
         _ => unsafe { groups::radix_rows::<L, 2, false>(rows, tw, stream) },
     }
 }

@@ -34,8 +34,8 @@
 
 mod arena;
 mod context;
-mod global;
 pub mod cpu_time;
+mod global;
 mod graph;
 mod job;
 mod join;

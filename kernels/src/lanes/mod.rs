@@ -40,12 +40,12 @@ pub(crate) fn prefetch_line(p: *const u64, level: CacheLevel) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
-        // SAFETY: SSE is part of the x86_64 baseline; a prefetch never faults and writes nothing.
-        unsafe {
-            match level {
-                CacheLevel::L1 => _mm_prefetch::<_MM_HINT_T0>(p.cast()),
-                CacheLevel::L2 => _mm_prefetch::<_MM_HINT_T1>(p.cast()),
-            }
+        match level {
+            // SAFETY: SSE is part of the x86_64 baseline; a prefetch never faults and writes
+            // nothing.
+            CacheLevel::L1 => unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) },
+            // SAFETY: as above.
+            CacheLevel::L2 => unsafe { _mm_prefetch::<_MM_HINT_T1>(p.cast()) },
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
