@@ -5,18 +5,23 @@
 //! RUSTFLAGS="-C target-cpu=native" cargo run --release -p ntt-plonky3 --example whir -- --num-variables 20
 //! ```
 //!
-//! Prints a table of median times, or with `--json` one object: `num_variables`,
+//! Both provers hash with the same Mmcs: `--mmcs keccak` (the default), Plonky3's Keccak
+//! `MerkleTreeMmcs`, so the proofs are those of Plonky3's own benchmark; or `--mmcs blake3`, the
+//! engine's `Blake3Mmcs`, hashing on the engine's pool (the proofs differ from Keccak's, and
+//! again both provers' are the same bytes).
+//!
+//! Prints a table of median times, or with `--json` one object: `num_variables`, `mmcs`,
 //! `verified_by_plonky3`, `proofs_identical`, `commit_ms`, `open_ms`, `encode_ms` (each
 //! `{plonky3, engine}`; encode is the time inside the NTT calls of commit and open), and the
 //! speedups (Plonky3's median over the engine's).
 
-use clap::Parser;
-use ntt_plonky3::EngineNtt;
+use clap::{Parser, ValueEnum};
+use ntt_plonky3::{Blake3Mmcs, EngineNtt};
 use p3_binary_dft::{AdditiveNtt, LchNtt};
 use p3_binary_field::{BinaryChallenger, Poly64, Poly192};
 use p3_binary_pcs::whir::{BinaryWhirDomain, recommended_cap_height};
-use p3_challenger::HashChallenger;
-use p3_commit::MultilinearPcs;
+use p3_challenger::{CanObserve, HashChallenger};
+use p3_commit::{Mmcs, MultilinearPcs};
 use p3_keccak::Keccak256Hash;
 use p3_matrix::dense::{RowMajorMatrix, RowMajorMatrixView};
 use p3_merkle_tree::MerkleTreeMmcs;
@@ -32,16 +37,34 @@ use std::time::{Duration, Instant};
 
 type Hash = SerializingHasher<Keccak256Hash>;
 type Compress = CompressionFunctionFromHasher<Keccak256Hash, 2, 32>;
-type Mmcs = MerkleTreeMmcs<Poly64, u8, Hash, Compress, 2, 32>;
+type KeccakMmcs = MerkleTreeMmcs<Poly64, u8, Hash, Compress, 2, 32>;
 type Challenger = BinaryChallenger<Poly64, HashChallenger<u8, Keccak256Hash, 32>>;
-type Pcs<N> = WhirProver<
+type Pcs<N, MT> = WhirProver<
     Poly192,
     Poly64,
     BinaryWhirDomain<Poly64, Timed<N>>,
-    Mmcs,
+    MT,
     Challenger,
     PrefixProver<Poly64, Poly192>,
 >;
+
+/// The matrix commitment scheme both provers use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum MmcsChoice {
+    /// Plonky3's `MerkleTreeMmcs` with Keccak-256 (Plonky3's WHIR benchmark).
+    Keccak,
+    /// The engine's `Blake3Mmcs`, hashing on the engine's pool.
+    Blake3,
+}
+
+impl MmcsChoice {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Keccak => "keccak",
+            Self::Blake3 => "blake3",
+        }
+    }
+}
 
 #[derive(Parser, Debug)]
 #[command(about = "Plonky3 binary WHIR with Plonky3's NTT and with the engine's, timed")]
@@ -61,6 +84,9 @@ struct Args {
     /// Proof-of-work bits of the WHIR configuration (Plonky3's own benchmark uses 20).
     #[arg(long, default_value_t = 20)]
     pow_bits: usize,
+    /// The matrix commitment scheme of both provers.
+    #[arg(long, value_enum, default_value_t = MmcsChoice::Keccak)]
+    mmcs: MmcsChoice,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -140,12 +166,11 @@ impl Instance {
         )])
     }
 
-    fn pcs<N: AdditiveNtt<Poly64> + Sync>(&self, ntt: N, nanos: &Arc<AtomicU64>) -> Pcs<N> {
-        let domain = BinaryWhirDomain::new(Timed {
-            inner: ntt,
-            nanos: nanos.clone(),
-        });
-        let config = WhirConfig::new_with_domain(
+    fn config<D: p3_whir::WhirDomain<Poly64, Poly192>>(
+        &self,
+        domain: &D,
+    ) -> WhirConfig<Poly192, Poly64, Challenger> {
+        WhirConfig::new_with_domain(
             self.num_variables,
             ProtocolParameters {
                 security_level: 100,
@@ -155,15 +180,32 @@ impl Instance {
                 soundness_type: SecurityAssumption::JohnsonBound,
                 starting_log_inv_rate: 1,
             },
-            &domain,
+            domain,
         )
-        .expect("a valid WHIR configuration");
-        let mmcs = Mmcs::new(
+        .expect("a valid WHIR configuration")
+    }
+
+    fn pcs<N: AdditiveNtt<Poly64> + Sync, MT: Mmcs<Poly64>>(
+        &self,
+        ntt: N,
+        mmcs: MT,
+        nanos: &Arc<AtomicU64>,
+    ) -> Pcs<N, MT> {
+        let domain = BinaryWhirDomain::new(Timed {
+            inner: ntt,
+            nanos: nanos.clone(),
+        });
+        WhirProver::new(self.config(&domain), domain, mmcs)
+    }
+
+    /// Plonky3's Keccak Merkle tree, with the cap height Plonky3 recommends for this instance.
+    fn keccak_mmcs(&self) -> KeccakMmcs {
+        let domain: BinaryWhirDomain = BinaryWhirDomain::default();
+        KeccakMmcs::new(
             Hash::new(Keccak256Hash),
             Compress::new(Keccak256Hash),
-            recommended_cap_height(&config),
-        );
-        WhirProver::new(config, domain, mmcs)
+            recommended_cap_height(&self.config(&domain)),
+        )
     }
 }
 
@@ -188,13 +230,18 @@ fn median_ms(samples: &[Duration]) -> f64 {
 }
 
 /// Commits and opens once, timed; returns whether Plonky3's default verifier accepts the proof.
-fn run_once<N: AdditiveNtt<Poly64> + Sync>(
+fn run_once<N, MT>(
     instance: &Instance,
-    pcs: &Pcs<N>,
+    pcs: &Pcs<N, MT>,
     nanos: &AtomicU64,
-    verifier: &Pcs<LchNtt<Poly64>>,
+    verifier: &Pcs<LchNtt<Poly64>, MT>,
     out: &mut Samples,
-) -> bool {
+) -> bool
+where
+    N: AdditiveNtt<Poly64> + Sync,
+    MT: Mmcs<Poly64>,
+    Challenger: CanObserve<MT::Commitment>,
+{
     let witness = instance.witness();
     nanos.store(0, Ordering::Relaxed);
     let mut transcript = challenger();
@@ -216,6 +263,66 @@ fn run_once<N: AdditiveNtt<Poly64> + Sync>(
         .is_ok()
 }
 
+/// Both provers' measurements, and whether every proof verified and all were the same bytes.
+struct Comparison {
+    plonky: Samples,
+    engine: Samples,
+    verified: bool,
+    identical: bool,
+}
+
+/// Commits and opens with both NTTs and `mmcs`, interleaved, in the `rayon` pool.
+fn compare<MT>(
+    args: &Args,
+    instance: &Instance,
+    rayon: &rayon::ThreadPool,
+    ntt: EngineNtt,
+    mmcs: MT,
+) -> Comparison
+where
+    MT: Mmcs<Poly64> + Sync,
+    Challenger: CanObserve<MT::Commitment>,
+{
+    let (plonky_nanos, engine_nanos, verify_nanos) = (
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let plonky = instance.pcs(LchNtt::<Poly64>::default(), mmcs.clone(), &plonky_nanos);
+    let engine = instance.pcs(ntt, mmcs.clone(), &engine_nanos);
+    let verifier = instance.pcs(LchNtt::<Poly64>::default(), mmcs, &verify_nanos);
+
+    let (mut p, mut e) = (Samples::default(), Samples::default());
+    let mut verified = true;
+    rayon.install(|| {
+        // One untimed round each warms caches, tables and thread pools.
+        let mut warm = Samples::default();
+        verified &= run_once(instance, &plonky, &plonky_nanos, &verifier, &mut warm);
+        verified &= run_once(instance, &engine, &engine_nanos, &verifier, &mut warm);
+        for rep in 0..args.repeats {
+            // Alternate which goes first, so drift in the machine's load hits both alike.
+            if rep % 2 == 0 {
+                verified &= run_once(instance, &plonky, &plonky_nanos, &verifier, &mut p);
+                verified &= run_once(instance, &engine, &engine_nanos, &verifier, &mut e);
+            } else {
+                verified &= run_once(instance, &engine, &engine_nanos, &verifier, &mut e);
+                verified &= run_once(instance, &plonky, &plonky_nanos, &verifier, &mut p);
+            }
+        }
+    });
+    let identical = p
+        .proofs
+        .iter()
+        .chain(&e.proofs)
+        .all(|proof| *proof == p.proofs[0]);
+    Comparison {
+        plonky: p,
+        engine: e,
+        verified,
+        identical,
+    }
+}
+
 fn main() {
     let args = Args::parse();
     let workers = if args.workers == 0 {
@@ -234,38 +341,20 @@ fn main() {
         num_variables: args.num_variables,
         pow_bits: args.pow_bits,
     };
-    let (plonky_nanos, engine_nanos, verify_nanos) = (
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-    );
-    let plonky = instance.pcs(LchNtt::<Poly64>::default(), &plonky_nanos);
-    let engine = instance.pcs(EngineNtt::with_workers(workers), &engine_nanos);
-    let verifier = instance.pcs(LchNtt::<Poly64>::default(), &verify_nanos);
-
-    let (mut p, mut e) = (Samples::default(), Samples::default());
-    let mut verified = true;
-    rayon.install(|| {
-        // One untimed round each warms caches, tables and thread pools.
-        let mut warm = Samples::default();
-        verified &= run_once(&instance, &plonky, &plonky_nanos, &verifier, &mut warm);
-        verified &= run_once(&instance, &engine, &engine_nanos, &verifier, &mut warm);
-        for rep in 0..args.repeats {
-            // Alternate which goes first, so drift in the machine's load hits both alike.
-            if rep % 2 == 0 {
-                verified &= run_once(&instance, &plonky, &plonky_nanos, &verifier, &mut p);
-                verified &= run_once(&instance, &engine, &engine_nanos, &verifier, &mut e);
-            } else {
-                verified &= run_once(&instance, &engine, &engine_nanos, &verifier, &mut e);
-                verified &= run_once(&instance, &plonky, &plonky_nanos, &verifier, &mut p);
-            }
+    let ntt = EngineNtt::with_workers(workers);
+    let Comparison {
+        plonky: p,
+        engine: e,
+        verified,
+        identical,
+    } = match args.mmcs {
+        MmcsChoice::Keccak => compare(&args, &instance, &rayon, ntt, instance.keccak_mmcs()),
+        MmcsChoice::Blake3 => {
+            // The Mmcs hashes on the engine's pool: NTT and hashing take turns on its workers.
+            let mmcs = Blake3Mmcs::sharing_pool_of(&ntt);
+            compare(&args, &instance, &rayon, ntt, mmcs)
         }
-    });
-    let identical = p
-        .proofs
-        .iter()
-        .chain(&e.proofs)
-        .all(|proof| *proof == p.proofs[0]);
+    };
 
     let (pc, ec) = (median_ms(&p.commit), median_ms(&e.commit));
     let (po, eo) = (median_ms(&p.open), median_ms(&e.open));
@@ -273,6 +362,7 @@ fn main() {
     if args.json {
         let report = serde_json::json!({
             "num_variables": args.num_variables,
+            "mmcs": args.mmcs.name(),
             "verified_by_plonky3": verified,
             "proofs_identical": identical,
             "commit_ms": { "plonky3": pc, "engine": ec },
@@ -285,8 +375,12 @@ fn main() {
         println!("{report}");
     } else {
         println!(
-            "WHIR, 2^{} coefficients, folding {}, {} worker(s), {} repeats (medians)",
-            args.num_variables, args.folding, workers, args.repeats
+            "WHIR, 2^{} coefficients, folding {}, {} worker(s), {} Mmcs, {} repeats (medians)",
+            args.num_variables,
+            args.folding,
+            workers,
+            args.mmcs.name(),
+            args.repeats
         );
         println!(
             "{:<10} {:>12} {:>12} {:>9}",

@@ -14,6 +14,28 @@
 //! assert_eq!(ntt.ntt_batch_padded(mat.clone(), 2), LchNtt::default().ntt_batch_padded(mat, 2));
 //! ```
 //!
+//! [`Blake3Mmcs`] is Plonky3's `p3_commit::Mmcs<Poly64>` on the engine's BLAKE3 commitment: a
+//! matrix's commitment is the BLAKE3 hash of its bytes, hashed on the engine's pool, and
+//! openings are checked by `ntt_verify::verify`. It stands in for `p3_merkle_tree::MerkleTreeMmcs`
+//! (Keccak, in Plonky3's WHIR tests) when the proof need not match Keccak's:
+//!
+//! ```
+//! use ntt_plonky3::{Blake3Mmcs, EngineNtt};
+//! use p3_binary_field::Poly64;
+//! use p3_commit::Mmcs;
+//! use p3_matrix::{Matrix, dense::RowMajorMatrix};
+//!
+//! let ntt = EngineNtt::with_workers(1);
+//! let mmcs = Blake3Mmcs::sharing_pool_of(&ntt);
+//! let mat = RowMajorMatrix::new((0..64u64).map(Poly64::new).collect(), 4);
+//! let dims = [mat.dimensions()];
+//! let (commitment, data) = mmcs.commit_matrix(mat);
+//! let opening = mmcs.open_batch(5, &data);
+//! assert_eq!(opening.opened_values[0], (20..24u64).map(Poly64::new).collect::<Vec<_>>());
+//! assert!(mmcs.verify_batch(&commitment, &dims, 5, (&opening).into()).is_ok());
+//! assert!(mmcs.verify_batch(&commitment, &dims, 6, (&opening).into()).is_err());
+//! ```
+//!
 //! # Sharing the cores with rayon
 //! Plonky3 hashes, folds and runs sumcheck on its rayon pool; the engine encodes on its own pool.
 //! The two never run at the same time within one prover call (an encode returns before Plonky3
@@ -23,7 +45,9 @@
 //! (`RAYON_NUM_THREADS` and `NTT_THREADS`, or a rayon `ThreadPool::install` and
 //! [`EngineNtt::with_workers`]).
 
+mod mmcs;
 mod ntt;
 mod words;
 
+pub use mmcs::{Blake3Commitment, Blake3Mmcs, Blake3MmcsError, Blake3Proof, Blake3ProverData, MatrixOpening};
 pub use ntt::EngineNtt;

@@ -7,6 +7,7 @@
 //! future Plonky3 change it, the build or the tests fail instead of the transform going wrong.
 
 use p3_binary_field::Poly64;
+use std::borrow::Cow;
 use std::mem::MaybeUninit;
 
 const _: () = {
@@ -36,6 +37,24 @@ pub(crate) fn as_uninit_words(values: &mut [MaybeUninit<Poly64>]) -> &mut [Maybe
     unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<MaybeUninit<u64>>(), values.len()) }
 }
 
+/// The bytes of `values` as the engine hashes a codeword: each word little-endian, in order.
+/// Borrowed on a little-endian host (the words' own memory), copied on a big-endian one.
+pub(crate) fn as_le_bytes(values: &[Poly64]) -> Cow<'_, [u8]> {
+    #[cfg(target_endian = "little")]
+    {
+        // SAFETY: `Poly64` is a transparent `u64` (asserted above), so `values` is
+        // `8 * values.len()` initialised bytes, which on a little-endian host are each word's
+        // little-endian bytes in order; `u8` has alignment 1, and the slice borrows `values`.
+        Cow::Borrowed(unsafe {
+            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values))
+        })
+    }
+    #[cfg(not(target_endian = "little"))]
+    {
+        Cow::Owned(values.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +71,15 @@ mod tests {
         as_uninit_words(&mut slots)[1].write(7);
         // SAFETY: slot 1 was just written.
         assert_eq!(unsafe { slots[1].assume_init() }, Poly64::new(7));
+    }
+
+    #[test]
+    fn bytes_are_the_little_endian_words() {
+        let values = [Poly64::new(0x0807_0605_0403_0201), Poly64::new(1 << 63)];
+        assert_eq!(
+            *as_le_bytes(&values),
+            [1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0x80]
+        );
+        assert!(as_le_bytes(&[]).is_empty());
     }
 }
