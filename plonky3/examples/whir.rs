@@ -11,7 +11,8 @@
 //! again both provers' are the same bytes).
 //!
 //! Prints a table of median times, or with `--json` one object: `num_variables`, `mmcs`,
-//! `verified_by_plonky3`, `proofs_identical`, `commit_ms`, `open_ms`, `encode_ms` (each
+//! `verified_by_plonky3`, `proofs_identical`, `proof_bytes` (commitment and proof, serialised
+//! with postcard), `commit_ms`, `open_ms`, `encode_ms` (each
 //! `{plonky3, engine}`; encode is the time inside the NTT calls of commit and open), and the
 //! speedups (Plonky3's median over the engine's).
 
@@ -365,6 +366,7 @@ fn main() {
             "mmcs": args.mmcs.name(),
             "verified_by_plonky3": verified,
             "proofs_identical": identical,
+            "proof_bytes": p.proofs[0].len(),
             "commit_ms": { "plonky3": pc, "engine": ec },
             "open_ms": { "plonky3": po, "engine": eo },
             "encode_ms": { "plonky3": pe, "engine": ee },
@@ -389,7 +391,10 @@ fn main() {
         for (name, a, b) in [("commit", pc, ec), ("open", po, eo), ("encode", pe, ee)] {
             println!("{name:<10} {a:>12.2} {b:>12.2} {:>8.2}×", a / b);
         }
-        println!("verified by Plonky3: {verified}; proofs identical: {identical}");
+        println!(
+            "verified by Plonky3: {verified}; proofs identical: {identical}; proof: {} bytes",
+            p.proofs[0].len()
+        );
     }
     if !verified || !identical {
         std::process::exit(1);
