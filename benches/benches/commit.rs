@@ -22,8 +22,8 @@ use std::mem::MaybeUninit;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ntt_benches::bytes::as_le_bytes;
 use ntt_pcs::RowSink;
-use ntt_pcs::commit::{Committer, StreamingHasher};
-use ntt_pcs::{CodewordShape, Encoder, MessageLayout};
+use ntt_pcs::{CodewordShape, Encoder};
+use ntt_pcs::{CommitParams, Committer, StreamingHasher};
 
 const LOG_WITNESS_WORDS: u32 = 22;
 const LANES: usize = 64;
@@ -49,10 +49,13 @@ fn commit(c: &mut Criterion) {
 
     let mut reference_codeword = None;
     for workers in [1usize, 2] {
-        let encoder = Encoder::from_env(Some(workers)).expect("encoder sets up");
+        let encoder = Encoder::builder()
+            .workers(workers)
+            .build()
+            .expect("encoder sets up");
         let committer = Committer::new(encoder.clone());
         let (commitment, prover) = committer
-            .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
+            .commit(&witness, CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE))
             .expect("commits");
         assert_eq!(
             commitment.root(),
@@ -65,7 +68,7 @@ fn commit(c: &mut Criterion) {
         group.bench_function(id("commit/fresh"), |b| {
             b.iter_with_large_drop(|| {
                 unpooled
-                    .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
+                    .commit(&witness, CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE))
                     .expect("commits")
             })
         });
@@ -75,7 +78,11 @@ fn commit(c: &mut Criterion) {
             b.iter(|| {
                 let reuse = kept.take().expect("kept between iterations");
                 let (commitment, prover) = committer
-                    .commit_reusing(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE, reuse)
+                    .commit_reusing(
+                        &witness,
+                        CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE),
+                        reuse,
+                    )
                     .expect("commits");
                 kept = Some(prover);
                 commitment
@@ -96,10 +103,8 @@ fn commit(c: &mut Criterion) {
             b.iter(|| {
                 encoder.encode(
                     &witness,
-                    MessageLayout::Lanes,
                     codeword,
-                    LANES,
-                    LOG_INV_RATE,
+                    CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE),
                     None,
                 )
             })

@@ -14,8 +14,8 @@ use std::mem::MaybeUninit;
 use std::time::{Duration, Instant};
 
 use ntt_benches::bytes::as_le_bytes;
-use ntt_pcs::commit::Committer;
-use ntt_pcs::{Encoder, MessageLayout};
+use ntt_pcs::Committer;
+use ntt_pcs::{CommitParams, Encoder};
 use ntt_runtime::cpu_time::process_cpu;
 
 const LANES: usize = 64;
@@ -58,19 +58,22 @@ fn main() {
 fn run(log_n: u32) {
     let witness = ntt_benches::witness(log_n);
     for workers in [1usize, 2] {
-        let encoder = Encoder::from_env(Some(workers)).expect("encoder sets up");
+        let encoder = Encoder::builder()
+            .workers(workers)
+            .build()
+            .expect("encoder sets up");
         let committer = Committer::new(encoder.clone());
         let unpooled = Committer::new(encoder.clone()).with_buffer_cap(0);
         let pooled = Committer::new(encoder.clone());
         let (commitment, prover) = committer
-            .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
+            .commit(&witness, CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE))
             .expect("commits");
         let bytes = as_le_bytes(prover.codeword());
         assert_eq!(commitment.root(), *blake3::hash(bytes).as_bytes());
         let mut kept = Some(prover);
         let (mut encode, mut reused, mut fresh, mut hash) = (vec![], vec![], vec![], vec![]);
         let mut from_pool = vec![];
-        drop(pooled.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
+        drop(pooled.commit(&witness, CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE)));
         for _ in 0..RUNS {
             let mut buffer = kept.take().expect("kept").into_codeword();
             let words = buffer.len();
@@ -82,26 +85,30 @@ fn run(log_n: u32) {
             let (t, r) = measure(|| {
                 encoder.encode(
                     &witness,
-                    MessageLayout::Lanes,
                     codeword,
-                    LANES,
-                    LOG_INV_RATE,
+                    CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE),
                     None,
                 )
             });
             r.expect("encodes");
             encode.push(t);
             let (t, r) = measure(|| {
-                committer.commit_into(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE, buffer)
+                committer.commit_into(
+                    &witness,
+                    CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE),
+                    buffer,
+                )
             });
             let (_, prover) = r.expect("commits");
             reused.push(t);
             hash.push(prover.timings().hash);
             kept = Some(prover);
-            let (t, r) = measure(|| unpooled.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
+            let (t, r) =
+                measure(|| unpooled.commit(&witness, CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE)));
             fresh.push(t);
             drop(r);
-            let (t, r) = measure(|| pooled.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
+            let (t, r) =
+                measure(|| pooled.commit(&witness, CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE)));
             from_pool.push(t);
             drop(r);
         }

@@ -6,7 +6,7 @@ use crate::files::{self, FileArg};
 use crate::stats::Spread;
 use crate::{engine, input, progress, report, workload};
 use clap::Args;
-use ntt_pcs::{CommitTimings, MessageLayout, ProverData, Shape};
+use ntt_pcs::{CommitParams, CommitTimings, MessageLayout, ProverData, Shape};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -137,10 +137,19 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let mut commitment = None;
     for _ in 0..args.repeat {
         let (c, data) = match kept.take() {
-            Some(reuse) => {
-                committer.commit_reusing(&witness, layout, args.lanes, args.log_inv_rate, reuse)?
-            }
-            None => committer.commit(&witness, layout, args.lanes, args.log_inv_rate)?,
+            Some(reuse) => committer.commit_reusing(
+                &witness,
+                CommitParams::lanes(args.lanes)
+                    .log_inv_rate(args.log_inv_rate)
+                    .layout(layout),
+                reuse,
+            )?,
+            None => committer.commit(
+                &witness,
+                CommitParams::lanes(args.lanes)
+                    .log_inv_rate(args.log_inv_rate)
+                    .layout(layout),
+            )?,
         };
         runs.push(data.timings());
         commitment = Some(c);
