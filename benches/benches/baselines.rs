@@ -36,6 +36,8 @@ use std::time::{Duration, Instant};
 const LOG_NS: [u32; 2] = [20, 22];
 const LANES: usize = 64;
 const LOG_INV_RATE: u32 = 1;
+/// The committed code: 64 lanes, lane-major, rate 1/2.
+const PARAMS: CommitParams = CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE);
 
 fn worker_counts() -> Vec<usize> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -85,7 +87,7 @@ fn assert_agree(engine: &Ours, shape: BenchShape, message: &[u64]) {
     );
     let (commitment, data) = engine
         .committer
-        .commit(message, CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE))
+        .commit(message, PARAMS)
         .expect("the bench shape commits");
     assert!(data.codeword() == theirs, "codewords differ at {}", shape.label());
     assert_eq!(
@@ -111,10 +113,7 @@ fn encode(c: &mut Criterion) {
                     total(iters, || {
                         ours[..rows.len()].copy_from_slice(&rows);
                         let start = Instant::now();
-                        engine.encode_in_place(
-                            black_box(&mut ours),
-                            CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE),
-                        );
+                        engine.encode_in_place(black_box(&mut ours), PARAMS);
                         start.elapsed()
                     })
                 })
@@ -152,9 +151,7 @@ fn commit(c: &mut Criterion) {
                 b.iter_custom(|iters| {
                     total(iters, || {
                         let start = Instant::now();
-                        let out = engine
-                            .committer
-                            .commit(&message, CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE));
+                        let out = engine.committer.commit(&message, PARAMS);
                         let elapsed = start.elapsed();
                         drop(black_box(out.expect("the bench shape commits")));
                         elapsed
@@ -199,22 +196,12 @@ fn hash(c: &mut Criterion) {
                 HashThreads::One
             };
             let commit = |reuse| match reuse {
-                None => engine
-                    .committer
-                    .commit(&message, CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE)),
-                Some(old) => engine.committer.commit_reusing(
-                    &message,
-                    CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE),
-                    old,
-                ),
+                None => engine.committer.commit(&message, PARAMS),
+                Some(old) => engine.committer.commit_reusing(&message, PARAMS, old),
             };
             let (commitment, data) = commit(None).expect("the bench shape commits");
             let mut warm = warm_buffer(shape.codeword_words());
-            engine.encode_lanes(
-                &message,
-                &mut warm,
-                CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE),
-            );
+            engine.encode_lanes(&message, &mut warm, PARAMS);
             // SAFETY: `warm_buffer` initialized every word and the encode rewrote them all.
             let encoded = unsafe { ntt_benches::ours::assume_init(&warm) };
             assert_eq!(
@@ -237,11 +224,7 @@ fn hash(c: &mut Criterion) {
                 b.iter_custom(|iters| {
                     total(iters, || {
                         let start = Instant::now();
-                        engine.encode_lanes(
-                            &message,
-                            &mut warm,
-                            CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE),
-                        );
+                        engine.encode_lanes(&message, &mut warm, PARAMS);
                         // SAFETY: the encode wrote every word.
                         let words = unsafe { ntt_benches::ours::assume_init(&warm) };
                         black_box(hash_codeword(&pool, words, hash));

@@ -20,27 +20,16 @@ fn main() {
     let enc = ntt_pcs::Encoder::builder().workers(1).build().expect("encoder");
     let backend = enc.backend();
     let mut data = msg.clone();
-    enc.encode_in_place(
-        &mut data,
-        CommitParams::lanes(lanes)
-            .log_inv_rate(0)
-            .layout(MessageLayout::Rows),
-        None,
-    )
-    .expect("encode");
+    let params = CommitParams::lanes(lanes)
+        .log_inv_rate(0)
+        .layout(MessageLayout::Rows);
+    enc.encode_in_place(&mut data, params, None).expect("encode");
     assert_eq!(data, encode_reference(&msg, lanes, log_rows, 0));
     let lbf = (lanes << log_rows) as f64 / 2.0 * f64::from(log_rows);
     let mut best = f64::MAX;
     for _ in 0..2000 {
         let t0 = Instant::now();
-        enc.encode_in_place(
-            &mut data,
-            CommitParams::lanes(lanes)
-                .log_inv_rate(0)
-                .layout(MessageLayout::Rows),
-            None,
-        )
-        .expect("encode");
+        enc.encode_in_place(&mut data, params, None).expect("encode");
         best = best.min(t0.elapsed().as_secs_f64());
     }
     println!(

@@ -28,9 +28,9 @@
 //!
 //! The modules left public are for experts: [`plan`] (what an encode will run, for inspection
 //! and tuning), [`wisdom`] (measured plan settings per machine), [`memory`] (will a codeword fit
-//! before it is allocated) and [`reference`] (the slow, obviously correct encoders every fast path
-//! is tested against, for a prover's own tests). The rest is internal, and everything a prover
-//! calls is re-exported at the crate root.
+//! before it is allocated) and [`reference`](mod@reference) (the slow, obviously correct encoders
+//! every fast path is tested against, for a prover's own tests). The rest is internal, and
+//! everything a prover calls is re-exported at the crate root.
 
 #![deny(missing_docs)]
 
@@ -52,8 +52,8 @@ mod test_words;
 
 pub use commit::{
     COMMITMENT_FORMAT_VERSION, CommitError, CommitTimings, Commitment, Committer, DEFAULT_PIECE_LEVEL,
-    OpenError, Opening, ProofDecodeError, ProverData, RootHexError, StreamingHasher, VerifyError,
-    commit_codeword, verify,
+    DEFAULT_POOL_CAP_BYTES, OpenError, Opening, ProofDecodeError, ProverData, RootHexError, StreamingHasher,
+    VerifyError, commit_codeword, verify,
 };
 pub use domain::{Basis, BasisError, BasisName, CANTOR_BASIS, Domain, MAX_BASIS_LEN};
 pub use encoder::{EncodeError, Encoder, EncoderBuilder, SetupError};

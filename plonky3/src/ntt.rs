@@ -116,13 +116,8 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         log_height(mat.height());
         let width = mat.width();
         done(
-            self.shifted(shift).encode_in_place(
-                as_words_mut(&mut mat.values),
-                CommitParams::lanes(width)
-                    .log_inv_rate(0)
-                    .layout(MessageLayout::Rows),
-                None,
-            ),
+            self.shifted(shift)
+                .encode_in_place(as_words_mut(&mut mat.values), rows(width, 0), None),
         );
         mat
     }
@@ -157,15 +152,11 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         let width = mat.width();
         // The rows past the message are zero (the caller's promise): the encoder never reads
         // them, it replicates the message into them.
-        done(
-            self.encoder.encode_in_place(
-                as_words_mut(&mut mat.values),
-                CommitParams::lanes(width)
-                    .log_inv_rate(log_inv_rate as u32)
-                    .layout(MessageLayout::Rows),
-                None,
-            ),
-        );
+        done(self.encoder.encode_in_place(
+            as_words_mut(&mut mat.values),
+            rows(width, log_inv_rate as u32),
+            None,
+        ));
         mat
     }
 
@@ -186,16 +177,12 @@ impl AdditiveNtt<Poly64> for EngineNtt {
             .expect("codeword length overflows usize");
         // The codeword is written straight from the borrowed message: no zeroed copy first.
         let mut values: Vec<Poly64> = Vec::with_capacity(len);
-        done(
-            self.encoder.encode(
-                as_words(mat.values),
-                &mut as_uninit_words(values.spare_capacity_mut())[..len],
-                CommitParams::lanes(width)
-                    .log_inv_rate(log_inv_rate as u32)
-                    .layout(MessageLayout::Rows),
-                None,
-            ),
-        );
+        done(self.encoder.encode(
+            as_words(mat.values),
+            &mut as_uninit_words(values.spare_capacity_mut())[..len],
+            rows(width, log_inv_rate as u32),
+            None,
+        ));
         // SAFETY: `encode` returned `Ok`, so it wrote all `len` words of the spare capacity.
         unsafe { values.set_len(len) };
         RowMajorMatrix::new(values, width)
@@ -232,15 +219,14 @@ impl AdditiveNtt<Poly64> for EngineNtt {
             .expect("codeword length overflows usize");
         // The coefficients, zero-padded, then encoded in place at rate 2^-added_bits.
         values.resize(len, Poly64::new(0));
-        done(
-            encoder.encode_in_place(
-                as_words_mut(&mut values),
-                CommitParams::lanes(width)
-                    .log_inv_rate(added_bits as u32)
-                    .layout(MessageLayout::Rows),
-                None,
-            ),
-        );
+        done(encoder.encode_in_place(as_words_mut(&mut values), rows(width, added_bits as u32), None));
         RowMajorMatrix::new(values, width)
     }
+}
+
+/// A `Poly64` matrix is row-major: `width` lanes at rate 1/2^`log_inv_rate`.
+fn rows(width: usize, log_inv_rate: u32) -> CommitParams {
+    CommitParams::lanes(width)
+        .log_inv_rate(log_inv_rate)
+        .layout(MessageLayout::Rows)
 }

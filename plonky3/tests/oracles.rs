@@ -24,6 +24,13 @@ fn pool(workers: usize) -> Arc<ThreadPool> {
     )
 }
 
+/// A row-major (in-place) encode of `lanes` lanes at rate 1/2^`log_inv_rate`.
+fn rows(lanes: usize, log_inv_rate: u32) -> CommitParams {
+    CommitParams::lanes(lanes)
+        .log_inv_rate(log_inv_rate)
+        .layout(MessageLayout::Rows)
+}
+
 /// An encoder with `backend` on `pool`.
 fn encoder(pool: Arc<ThreadPool>, backend: Backend) -> Encoder {
     Encoder::builder()
@@ -90,26 +97,12 @@ fn cantor_codewords_equal_plonky3s_encoder() {
 
         let mut data = vec![0u64; lanes << log_rows];
         data[..msg.len()].copy_from_slice(&msg);
-        enc.encode_in_place(
-            &mut data,
-            CommitParams::lanes(lanes)
-                .log_inv_rate(r)
-                .layout(MessageLayout::Rows),
-            None,
-        )
-        .expect("in place");
+        enc.encode_in_place(&mut data, rows(lanes, r), None)
+            .expect("in place");
         assert!(data == expect, "{what}: in place");
 
         let mut out = vec![MaybeUninit::<u64>::uninit(); lanes << log_rows];
-        enc.encode(
-            &msg,
-            &mut out,
-            CommitParams::lanes(lanes)
-                .log_inv_rate(r)
-                .layout(MessageLayout::Rows),
-            None,
-        )
-        .expect("encode");
+        enc.encode(&msg, &mut out, rows(lanes, r), None).expect("encode");
         // SAFETY: `encode` returned `Ok`: every word is written.
         let out: Vec<u64> = out.into_iter().map(|w| unsafe { w.assume_init() }).collect();
         assert!(out == expect, "{what}: separate message");
@@ -138,14 +131,8 @@ fn shifted_cantor_codewords_equal_the_naive_transform() {
                 let enc =
                     encoder(pool(workers), Backend::detect()).with_domain(Domain::cantor().with_shift(shift));
                 let mut data = coeffs.clone();
-                enc.encode_in_place(
-                    &mut data,
-                    CommitParams::lanes(lanes)
-                        .log_inv_rate(0)
-                        .layout(MessageLayout::Rows),
-                    None,
-                )
-                .expect("encode");
+                enc.encode_in_place(&mut data, rows(lanes, 0), None)
+                    .expect("encode");
                 assert_eq!(data, bits(&expect.values), "2^{log_rows} × {lanes}");
             }
         }
@@ -171,14 +158,8 @@ fn custom_bases_equal_plonky3s_basis_transform() {
         let enc =
             encoder(pool(1 + case % 2), Backend::detect()).with_domain(Domain::new(basis).with_shift(shift));
         let mut data = coeffs.clone();
-        enc.encode_in_place(
-            &mut data,
-            CommitParams::lanes(lanes)
-                .log_inv_rate(0)
-                .layout(MessageLayout::Rows),
-            None,
-        )
-        .expect("encode");
+        enc.encode_in_place(&mut data, rows(lanes, 0), None)
+            .expect("encode");
         assert_eq!(data, bits(&expect), "case {case}: 2^{log_rows} × {lanes}");
         enc.inverse_in_place(&mut data, lanes).expect("inverse");
         assert_eq!(data, coeffs, "case {case}: inverse");

@@ -306,7 +306,7 @@ impl ThreadPool {
     ///
     /// # Panics
     /// Re-raises the first panic of a task (after every other task has finished or been
-    /// skipped), and panics with the [`CycleError`] message if the graph has a dependency
+    /// skipped), and panics with the [`CycleError`](crate::CycleError) message if the graph has a dependency
     /// cycle (before running any task).
     pub fn run<'s>(&self, build: impl FnOnce(&mut Graph<'s>)) {
         if let Err(e) = self.try_run(build) {

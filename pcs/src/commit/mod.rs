@@ -18,6 +18,7 @@ mod prover;
 mod stream;
 mod tree;
 
+pub use buffer::DEFAULT_POOL_CAP_BYTES;
 pub use codeword::commit_codeword;
 pub use committer::{CommitError, Committer};
 pub use ntt_verify::{
