@@ -36,15 +36,21 @@
 
 pub use ntt_verify;
 
+// Private: how the engine works inside (twiddles, the pass runner, the streaming hasher's tree).
+// Everything a prover calls from them is re-exported below, so their layout can change freely.
 mod commit;
 mod domain;
 mod encoder;
 mod engine;
-pub mod plan;
-pub mod reference;
 mod shape;
 mod sink;
 mod twiddle;
+
+// Public, for experts, and documented as such: the CLI's `plan` and what-if reports and the tuner
+// read plans and wisdom; `reference` is the oracle the tests (the benches', a prover's) check
+// against. A prover that only commits never needs them.
+pub mod plan;
+pub mod reference;
 pub mod wisdom;
 
 #[cfg(test)]

@@ -188,7 +188,8 @@ impl Encoder {
     /// let mut data = vec![0u64; 4 << 6];
     /// data[..4 << 5].iter_mut().enumerate().for_each(|(i, w)| *w = i as u64);
     /// encoder.encode_in_place(&mut data, params, None)?;
-    /// // Rate 1/2 replicates the message: the codeword's first half is the message's encoding.
+    /// // Row 0 is the evaluation at the point 0, where only the constant term (message row 0)
+    /// // survives.
     /// assert_eq!(data[..4], [0, 1, 2, 3]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

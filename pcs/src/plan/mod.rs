@@ -1,6 +1,10 @@
 //! The planner: a pure function from (shape, message, workers, per-worker cache budgets, backend,
 //! forced values) to a [`Plan`] of passes over the codeword buffer.
 //!
+//! An expert module: a prover never needs it to commit. It is public for inspection and tuning
+//! (`ntt plan`, the what-if reports for another machine's topology, `ntt tune`); an encoder's
+//! own plan is [`Encoder::plan`](crate::Encoder::plan).
+//!
 //! ```text
 //!   layers  r ............ deep_start ............ log_rows
 //!           | gathered passes (strided   | deep pass (contiguous
