@@ -42,30 +42,20 @@ fn main() {
     let mut data = vec![0u64; shape.codeword_words()];
     let mut out: Vec<MaybeUninit<u64>> = vec![MaybeUninit::new(0); shape.codeword_words()];
     let mut times = Vec::with_capacity(reps);
+    let params = CommitParams::lanes(lanes).log_inv_rate(r);
     let mut cpu = Vec::with_capacity(reps);
     for _ in 0..reps + 1 {
         let c0 = process_cpu();
         let t0 = if mode == "in_place" {
             data[..msg.len()].copy_from_slice(&msg);
             let t0 = Instant::now();
-            enc.encode_in_place(
-                &mut data,
-                CommitParams::lanes(lanes)
-                    .log_inv_rate(r)
-                    .layout(MessageLayout::Rows),
-                None,
-            )
-            .expect("encode");
+            enc.encode_in_place(&mut data, params.layout(MessageLayout::Rows), None)
+                .expect("encode");
             t0
         } else {
             let t0 = Instant::now();
-            enc.encode(
-                &msg,
-                &mut out,
-                CommitParams::lanes(lanes).log_inv_rate(r).layout(layout),
-                None,
-            )
-            .expect("encode");
+            enc.encode(&msg, &mut out, params.layout(layout), None)
+                .expect("encode");
             t0
         };
         times.push(t0.elapsed().as_secs_f64());

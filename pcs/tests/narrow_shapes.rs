@@ -39,16 +39,11 @@ fn check(lanes: usize, log_rows: u32, r: u32, enc: &Encoder, what: &str) {
     );
     let expect = encode_reference(&msg, lanes, log_rows, r);
 
+    let params = CommitParams::lanes(lanes).log_inv_rate(r);
     let mut data = vec![0u64; lanes << log_rows];
     data[..msg.len()].copy_from_slice(&msg);
-    enc.encode_in_place(
-        &mut data,
-        CommitParams::lanes(lanes)
-            .log_inv_rate(r)
-            .layout(MessageLayout::Rows),
-        None,
-    )
-    .expect("in place");
+    enc.encode_in_place(&mut data, params.layout(MessageLayout::Rows), None)
+        .expect("in place");
     assert!(data == expect, "in place: {what}");
     for layout in [MessageLayout::Rows, MessageLayout::Lanes] {
         let input = match layout {
@@ -56,13 +51,8 @@ fn check(lanes: usize, log_rows: u32, r: u32, enc: &Encoder, what: &str) {
             MessageLayout::Lanes => rows_to_lanes(&msg, lanes),
         };
         let mut out = garbage_codeword(lanes << log_rows);
-        enc.encode(
-            &input,
-            &mut out,
-            CommitParams::lanes(lanes).log_inv_rate(r).layout(layout),
-            None,
-        )
-        .expect("encode");
+        enc.encode(&input, &mut out, params.layout(layout), None)
+            .expect("encode");
         assert!(assume_written(out) == expect, "{layout} message: {what}");
     }
     enc.inverse_in_place(&mut data, lanes).expect("inverse");

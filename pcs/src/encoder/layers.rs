@@ -288,35 +288,27 @@ mod tests {
                 let sub_words = lanes << (log_rows - first);
                 let tw = Twiddles::polynomial();
                 for backend in Backend::available() {
+                    let run = |direction, buf: &mut [u64]| {
+                        for (i, sub) in buf.chunks_exact_mut(sub_words).enumerate() {
+                            layers(
+                                direction,
+                                (backend, &tw),
+                                sub,
+                                lanes,
+                                first,
+                                log_rows,
+                                log_rows,
+                                i as u64,
+                            );
+                        }
+                    };
                     let mut got = data.clone();
-                    for (i, sub) in got.chunks_exact_mut(sub_words).enumerate() {
-                        layers(
-                            Direction::Forward,
-                            (backend, &tw),
-                            sub,
-                            lanes,
-                            first,
-                            log_rows,
-                            log_rows,
-                            i as u64,
-                        );
-                    }
+                    run(Direction::Forward, &mut got);
                     assert!(
                         got == expected,
                         "forward {backend:?} lanes {lanes} 2^{log_rows} from {first}"
                     );
-                    for (i, sub) in got.chunks_exact_mut(sub_words).enumerate() {
-                        layers(
-                            Direction::Inverse,
-                            (backend, &tw),
-                            sub,
-                            lanes,
-                            first,
-                            log_rows,
-                            log_rows,
-                            i as u64,
-                        );
-                    }
+                    run(Direction::Inverse, &mut got);
                     assert!(
                         got == data,
                         "inverse {backend:?} lanes {lanes} 2^{log_rows} from {first}"
