@@ -23,19 +23,21 @@ use criterion::{
     measurement::WallTime,
 };
 use ntt_benches::bytes::as_le_bytes;
-use ntt_benches::engine::{Engine, warm_buffer};
+use ntt_benches::ours::{Ours, warm_buffer};
 use ntt_benches::p3_lch;
 use ntt_benches::rayon_lch::{HashThreads, RayonLch, hash_codeword};
 use ntt_benches::witness::lanes_to_rows;
 use ntt_benches::{BenchShape, witness};
 use ntt_kernels::Backend;
-use ntt_pcs::MessageLayout;
+use ntt_pcs::CommitParams;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 const LOG_NS: [u32; 2] = [20, 22];
 const LANES: usize = 64;
 const LOG_INV_RATE: u32 = 1;
+/// The committed code: 64 lanes, lane-major, rate 1/2.
+const PARAMS: CommitParams = CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE);
 
 fn worker_counts() -> Vec<usize> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -71,7 +73,7 @@ fn group<'a>(c: &'a mut Criterion, name: &str, shape: BenchShape) -> BenchmarkGr
 }
 
 /// Our codeword equals the rayon baseline's, and our root is BLAKE3 of it.
-fn assert_agree(engine: &Engine, shape: BenchShape, message: &[u64]) {
+fn assert_agree(engine: &Ours, shape: BenchShape, message: &[u64]) {
     let pool = rayon_pool(engine.workers);
     let mut theirs = vec![0u64; shape.codeword_words()];
     let baseline = RayonLch::new(Backend::detect(), shape.log_rows());
@@ -85,7 +87,7 @@ fn assert_agree(engine: &Engine, shape: BenchShape, message: &[u64]) {
     );
     let (commitment, data) = engine
         .committer
-        .commit(message, MessageLayout::Lanes, LANES, LOG_INV_RATE)
+        .commit(message, PARAMS)
         .expect("the bench shape commits");
     assert!(data.codeword() == theirs, "codewords differ at {}", shape.label());
     assert_eq!(
@@ -103,7 +105,7 @@ fn encode(c: &mut Criterion) {
         let rows = lanes_to_rows(&message, LANES);
         let mut g = group(c, "encode", shape);
         for workers in worker_counts() {
-            let engine = Engine::new(workers);
+            let engine = Ours::new(workers);
             assert_agree(&engine, shape, &message);
             let mut ours = vec![0u64; shape.codeword_words()];
             g.bench_function(id("ntt-engine", shape, workers), |b| {
@@ -111,7 +113,7 @@ fn encode(c: &mut Criterion) {
                     total(iters, || {
                         ours[..rows.len()].copy_from_slice(&rows);
                         let start = Instant::now();
-                        engine.encode_in_place(black_box(&mut ours), LANES, LOG_INV_RATE);
+                        engine.encode_in_place(black_box(&mut ours), PARAMS);
                         start.elapsed()
                     })
                 })
@@ -144,15 +146,12 @@ fn commit(c: &mut Criterion) {
         let message = witness(log_n);
         let mut g = group(c, "commit", shape);
         for workers in worker_counts() {
-            let engine = Engine::new(workers);
+            let engine = Ours::new(workers);
             g.bench_function(id("ntt-engine", shape, workers), |b| {
                 b.iter_custom(|iters| {
                     total(iters, || {
                         let start = Instant::now();
-                        let out =
-                            engine
-                                .committer
-                                .commit(&message, MessageLayout::Lanes, LANES, LOG_INV_RATE);
+                        let out = engine.committer.commit(&message, PARAMS);
                         let elapsed = start.elapsed();
                         drop(black_box(out.expect("the bench shape commits")));
                         elapsed
@@ -189,7 +188,7 @@ fn hash(c: &mut Criterion) {
         let message = witness(log_n);
         let mut g = group(c, "hash", shape);
         for workers in worker_counts() {
-            let engine = Engine::new(workers);
+            let engine = Ours::new(workers);
             let pool = rayon_pool(workers);
             let hash = if workers > 1 {
                 HashThreads::Pool
@@ -197,20 +196,14 @@ fn hash(c: &mut Criterion) {
                 HashThreads::One
             };
             let commit = |reuse| match reuse {
-                None => engine
-                    .committer
-                    .commit(&message, MessageLayout::Lanes, LANES, LOG_INV_RATE),
-                Some(old) => {
-                    engine
-                        .committer
-                        .commit_reusing(&message, MessageLayout::Lanes, LANES, LOG_INV_RATE, old)
-                }
+                None => engine.committer.commit(&message, PARAMS),
+                Some(old) => engine.committer.commit_reusing(&message, PARAMS, old),
             };
             let (commitment, data) = commit(None).expect("the bench shape commits");
             let mut warm = warm_buffer(shape.codeword_words());
-            engine.encode_lanes(&message, &mut warm, LANES, LOG_INV_RATE);
+            engine.encode_lanes(&message, &mut warm, PARAMS);
             // SAFETY: `warm_buffer` initialized every word and the encode rewrote them all.
-            let encoded = unsafe { ntt_benches::engine::assume_init(&warm) };
+            let encoded = unsafe { ntt_benches::ours::assume_init(&warm) };
             assert_eq!(
                 commitment.root_hex(),
                 blake3::hash(as_le_bytes(encoded)).to_hex().as_str()
@@ -231,9 +224,9 @@ fn hash(c: &mut Criterion) {
                 b.iter_custom(|iters| {
                     total(iters, || {
                         let start = Instant::now();
-                        engine.encode_lanes(&message, &mut warm, LANES, LOG_INV_RATE);
+                        engine.encode_lanes(&message, &mut warm, PARAMS);
                         // SAFETY: the encode wrote every word.
-                        let words = unsafe { ntt_benches::engine::assume_init(&warm) };
+                        let words = unsafe { ntt_benches::ours::assume_init(&warm) };
                         black_box(hash_codeword(&pool, words, hash));
                         start.elapsed()
                     })

@@ -22,12 +22,14 @@ use std::mem::MaybeUninit;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ntt_benches::bytes::as_le_bytes;
 use ntt_pcs::RowSink;
-use ntt_pcs::commit::{Committer, StreamingHasher};
-use ntt_pcs::{CodewordShape, Encoder, MessageLayout};
+use ntt_pcs::{CodewordShape, Encoder};
+use ntt_pcs::{CommitParams, Committer, StreamingHasher};
 
 const LOG_WITNESS_WORDS: u32 = 22;
 const LANES: usize = 64;
 const LOG_INV_RATE: u32 = 1;
+/// The committed code: 64 lanes, lane-major, rate 1/2.
+const PARAMS: CommitParams = CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE);
 
 /// The commit bench's witness.
 fn witness() -> Vec<u64> {
@@ -49,11 +51,12 @@ fn commit(c: &mut Criterion) {
 
     let mut reference_codeword = None;
     for workers in [1usize, 2] {
-        let encoder = Encoder::from_env(Some(workers)).expect("encoder sets up");
+        let encoder = Encoder::builder()
+            .workers(workers)
+            .build()
+            .expect("encoder sets up");
         let committer = Committer::new(encoder.clone());
-        let (commitment, prover) = committer
-            .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
-            .expect("commits");
+        let (commitment, prover) = committer.commit(&witness, PARAMS).expect("commits");
         assert_eq!(
             commitment.root(),
             *blake3::hash(&bytes_of(prover.codeword())).as_bytes(),
@@ -63,11 +66,7 @@ fn commit(c: &mut Criterion) {
 
         let unpooled = Committer::new(encoder.clone()).with_buffer_cap(0);
         group.bench_function(id("commit/fresh"), |b| {
-            b.iter_with_large_drop(|| {
-                unpooled
-                    .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
-                    .expect("commits")
-            })
+            b.iter_with_large_drop(|| unpooled.commit(&witness, PARAMS).expect("commits"))
         });
 
         let mut kept = Some(prover);
@@ -75,7 +74,7 @@ fn commit(c: &mut Criterion) {
             b.iter(|| {
                 let reuse = kept.take().expect("kept between iterations");
                 let (commitment, prover) = committer
-                    .commit_reusing(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE, reuse)
+                    .commit_reusing(&witness, PARAMS, reuse)
                     .expect("commits");
                 kept = Some(prover);
                 commitment
@@ -93,16 +92,7 @@ fn commit(c: &mut Criterion) {
         let codeword =
             unsafe { std::slice::from_raw_parts_mut(buffer.as_mut_ptr().cast::<MaybeUninit<u64>>(), words) };
         group.bench_function(id("encode/reused"), |b| {
-            b.iter(|| {
-                encoder.encode(
-                    &witness,
-                    MessageLayout::Lanes,
-                    codeword,
-                    LANES,
-                    LOG_INV_RATE,
-                    None,
-                )
-            })
+            b.iter(|| encoder.encode(&witness, codeword, PARAMS, None))
         });
     }
 

@@ -15,7 +15,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ntt_benches::seeded_words;
 use ntt_kernels::Backend;
-use ntt_pcs::{Encoder, MessageLayout, PlanConfig, Shape};
+use ntt_pcs::{CommitParams, Encoder, MessageLayout, PlanConfig, Shape};
 use ntt_runtime::ThreadPoolBuilder;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
@@ -84,14 +84,25 @@ impl<'a> Job<'a> {
             Input::InPlace => {
                 self.data[..self.msg.len()].copy_from_slice(self.msg);
                 let t0 = Instant::now();
-                enc.encode_in_place(&mut self.data, lanes, r, None)
-                    .expect("encode");
+                enc.encode_in_place(
+                    &mut self.data,
+                    CommitParams::lanes(lanes)
+                        .log_inv_rate(r)
+                        .layout(MessageLayout::Rows),
+                    None,
+                )
+                .expect("encode");
                 t0.elapsed()
             }
             Input::LaneMajor => {
                 let t0 = Instant::now();
-                enc.encode(self.msg, MessageLayout::Lanes, &mut self.out, lanes, r, None)
-                    .expect("encode");
+                enc.encode(
+                    self.msg,
+                    &mut self.out,
+                    CommitParams::lanes(lanes).log_inv_rate(r),
+                    None,
+                )
+                .expect("encode");
                 t0.elapsed()
             }
         }
@@ -138,7 +149,12 @@ fn compare_plans(c: &mut Criterion, title: &str, input: Input, shape: Shape, sam
             ("topology", PlanConfig::default()),
             ("prior-art-constants", prior_art_plan(workers)),
         ] {
-            let enc = Encoder::new(pool.clone(), Backend::detect()).with_config(config);
+            let enc = Encoder::builder()
+                .pool(pool.clone())
+                .backend(Backend::detect())
+                .build()
+                .expect("an encoder on a given pool and backend sets up")
+                .with_config(config);
             let mut job = Job::new(input, shape, &msg);
             job.encode(&enc);
             let h = job.codeword_hash();

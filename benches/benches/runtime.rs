@@ -39,8 +39,8 @@ use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use ntt_kernels::Backend;
-use ntt_pcs::commit::Committer;
-use ntt_pcs::{Encoder, MessageLayout};
+use ntt_pcs::Committer;
+use ntt_pcs::{CommitParams, Encoder};
 use ntt_runtime::{TaskId, ThreadPool, ThreadPoolBuilder};
 use rayon::prelude::*;
 
@@ -376,6 +376,16 @@ fn pool_of(workers: usize, handoff_cost: Option<Duration>) -> Arc<ThreadPool> {
     Arc::new(builder.build().expect("pool"))
 }
 
+/// A committer with the detected backend on `pool`.
+fn committer_on(pool: &Arc<ThreadPool>) -> Committer {
+    let encoder = Encoder::builder()
+        .pool(Arc::clone(pool))
+        .backend(Backend::detect())
+        .build()
+        .expect("an encoder on a given pool and backend sets up");
+    Committer::new(encoder)
+}
+
 /// Small commits (encode + BLAKE3 commitment, rate 1/2, lane-major witness of `2^log_rows`
 /// rows) through the pool against the same commit run inline on the calling thread. The
 /// variants are timed in turn, sample after sample, so drifting load hits them alike; medians.
@@ -387,11 +397,8 @@ fn small_commits() {
         ("2 workers", pool_of(2, None)),
         ("2, hand-off", pool_of(2, Some(Duration::ZERO))),
     ];
-    let committers: Vec<Committer> = variants
-        .iter()
-        .map(|(_, p)| Committer::new(Encoder::new(Arc::clone(p), Backend::detect())))
-        .collect();
-    let inline = Committer::new(Encoder::new(Arc::clone(&inline_pool), Backend::detect()));
+    let committers: Vec<Committer> = variants.iter().map(|(_, p)| committer_on(p)).collect();
+    let inline = committer_on(&inline_pool);
     println!(
         "runtime/small_commit  rows x lanes: inline median, then each variant's median and ratio to inline"
     );
@@ -401,7 +408,7 @@ fn small_commits() {
             let commit = |c: &Committer| {
                 let t0 = Instant::now();
                 let (commitment, _) = c
-                    .commit(&witness, MessageLayout::Lanes, lanes, 1)
+                    .commit(&witness, CommitParams::lanes(lanes).log_inv_rate(1))
                     .expect("commit");
                 (t0.elapsed(), commitment.root())
             };

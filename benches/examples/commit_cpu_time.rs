@@ -14,12 +14,14 @@ use std::mem::MaybeUninit;
 use std::time::{Duration, Instant};
 
 use ntt_benches::bytes::as_le_bytes;
-use ntt_pcs::commit::Committer;
-use ntt_pcs::{Encoder, MessageLayout};
+use ntt_pcs::Committer;
+use ntt_pcs::{CommitParams, Encoder};
 use ntt_runtime::cpu_time::process_cpu;
 
 const LANES: usize = 64;
 const LOG_INV_RATE: u32 = 1;
+/// The committed code: 64 lanes, lane-major, rate 1/2.
+const PARAMS: CommitParams = CommitParams::lanes(LANES).log_inv_rate(LOG_INV_RATE);
 const RUNS: usize = 15;
 
 /// (wall, CPU) of `f`.
@@ -58,19 +60,20 @@ fn main() {
 fn run(log_n: u32) {
     let witness = ntt_benches::witness(log_n);
     for workers in [1usize, 2] {
-        let encoder = Encoder::from_env(Some(workers)).expect("encoder sets up");
+        let encoder = Encoder::builder()
+            .workers(workers)
+            .build()
+            .expect("encoder sets up");
         let committer = Committer::new(encoder.clone());
         let unpooled = Committer::new(encoder.clone()).with_buffer_cap(0);
         let pooled = Committer::new(encoder.clone());
-        let (commitment, prover) = committer
-            .commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE)
-            .expect("commits");
+        let (commitment, prover) = committer.commit(&witness, PARAMS).expect("commits");
         let bytes = as_le_bytes(prover.codeword());
         assert_eq!(commitment.root(), *blake3::hash(bytes).as_bytes());
         let mut kept = Some(prover);
         let (mut encode, mut reused, mut fresh, mut hash) = (vec![], vec![], vec![], vec![]);
         let mut from_pool = vec![];
-        drop(pooled.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
+        drop(pooled.commit(&witness, PARAMS));
         for _ in 0..RUNS {
             let mut buffer = kept.take().expect("kept").into_codeword();
             let words = buffer.len();
@@ -79,29 +82,18 @@ fn run(log_n: u32) {
             let codeword = unsafe {
                 std::slice::from_raw_parts_mut(buffer.as_mut_ptr().cast::<MaybeUninit<u64>>(), words)
             };
-            let (t, r) = measure(|| {
-                encoder.encode(
-                    &witness,
-                    MessageLayout::Lanes,
-                    codeword,
-                    LANES,
-                    LOG_INV_RATE,
-                    None,
-                )
-            });
+            let (t, r) = measure(|| encoder.encode(&witness, codeword, PARAMS, None));
             r.expect("encodes");
             encode.push(t);
-            let (t, r) = measure(|| {
-                committer.commit_into(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE, buffer)
-            });
+            let (t, r) = measure(|| committer.commit_into(&witness, PARAMS, buffer));
             let (_, prover) = r.expect("commits");
             reused.push(t);
             hash.push(prover.timings().hash);
             kept = Some(prover);
-            let (t, r) = measure(|| unpooled.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
+            let (t, r) = measure(|| unpooled.commit(&witness, PARAMS));
             fresh.push(t);
             drop(r);
-            let (t, r) = measure(|| pooled.commit(&witness, MessageLayout::Lanes, LANES, LOG_INV_RATE));
+            let (t, r) = measure(|| pooled.commit(&witness, PARAMS));
             from_pool.push(t);
             drop(r);
         }

@@ -10,7 +10,7 @@
 use ntt_benches::bytes::as_le_bytes;
 use ntt_pcs::CodewordShape;
 use ntt_pcs::RowSink;
-use ntt_pcs::commit::StreamingHasher;
+use ntt_pcs::StreamingHasher;
 use ntt_runtime::cpu_time::thread_cpu;
 
 const LOG_ROWS: u32 = 17;

@@ -40,6 +40,7 @@ pub struct Bounds {
 }
 
 impl Bounds {
+    /// The bounds of `shape` on `workers` workers, from the machine's measured `limits`.
     pub fn new(shape: BenchShape, workers: usize, limits: &Limits) -> Self {
         let w = workers.max(1) as f64;
         let pick = |bw: Bandwidth| if workers > 1 { bw.all } else { bw.one };

@@ -6,16 +6,18 @@
 //!   rayon one layer at a time, then BLAKE3 of the codeword in a second pass: the straightforward
 //!   commit a user would write.
 //! - [`limits`]: memory bandwidth, the butterfly kernel rate in L1 and BLAKE3 on one core.
-//! - [`engine`]: ntt-engine's encoder and committer on a pool of a given size.
+//! - [`ours`]: ntt-engine's encoder and committer on a pool of a given size.
 //! - [`bounds`]: the compute and memory bounds of an encode or commit derived from those limits.
 //! - [`timing`]: medians of repeated, optionally interleaved, runs.
 //!
 //! The criterion benches live in `benches/`, the `throughput` binary in `src/bin/`.
 
+#![deny(missing_docs)]
+
 pub mod bounds;
 pub mod bytes;
-pub mod engine;
 pub mod limits;
+pub mod ours;
 pub mod p3_lch;
 pub mod rayon_lch;
 pub mod shape;
@@ -24,8 +26,8 @@ pub mod timing;
 pub mod witness;
 
 pub use bounds::Bounds;
-pub use engine::Engine;
 pub use limits::Limits;
+pub use ours::Ours;
 pub use shape::{BenchShape, ShapeError};
 pub use subspace::SubspaceTwiddles;
 pub use timing::Samples;

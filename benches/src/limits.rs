@@ -36,6 +36,7 @@ pub struct Bandwidth {
 /// The butterfly kernel's rate on data in L1, for one backend.
 #[derive(Clone, Debug, Serialize)]
 pub struct KernelRate {
+    /// The backend's name.
     pub backend: String,
     /// Nanoseconds per lane-butterfly (one `u += t·v; v += u` on one word pair), one core.
     pub ns_per_lane_butterfly: f64,
@@ -44,6 +45,7 @@ pub struct KernelRate {
 /// BLAKE3 on one core over a buffer of a given size.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct HashRate {
+    /// Bytes hashed per call.
     pub bytes: usize,
     /// GiB/s, one core (`blake3::hash`).
     pub gib_s: f64,

@@ -1,5 +1,5 @@
 //! Plonky3's additive NTT, `p3-binary-dft` `LchNtt` over `p3-binary-field` `Poly64`: the same field
-//! GF(2)[x]/(x^64 + x^4 + x^3 + x + 1), but its domain is spanned by the Cantor basis, so its
+//! GF(2)\[x\]/(x^64 + x^4 + x^3 + x + 1), but its domain is spanned by the Cantor basis, so its
 //! codewords differ from ours and only speed on equal shapes is compared.
 //!
 //! Its SIMD kernels are chosen at compile time: without AVX2 + VPCLMULQDQ (x86) or AES (aarch64)

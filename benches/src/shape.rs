@@ -7,8 +7,11 @@ use serde::Serialize;
 /// words ([`BenchShape::from_words`]) must split into a power-of-two number of rows per lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BenchShape {
+    /// Interleaved lanes (words per codeword row).
     pub lanes: usize,
+    /// Log of the message's rows (words per lane).
     pub log_message_rows: u32,
+    /// Log of the inverse rate.
     pub log_inv_rate: u32,
 }
 
@@ -19,7 +22,9 @@ pub struct BenchShape {
      (give the size in rows per lane instead, or a power-of-two lane count)"
 )]
 pub struct ShapeError {
+    /// Log of the witness's words.
     pub log_n: u32,
+    /// The lane count asked for.
     pub lanes: usize,
 }
 

@@ -9,6 +9,7 @@ use std::time::Instant;
 /// Seconds of each timed run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Samples {
+    /// Each run's seconds, in the order they ran.
     pub secs: Vec<f64>,
 }
 

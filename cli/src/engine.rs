@@ -5,7 +5,7 @@ use crate::what_if;
 use ntt_kernels::{Backend, BackendKind};
 use ntt_pcs::wisdom::{self, WisdomStatus};
 use ntt_pcs::{Committer, Encoder};
-use ntt_runtime::{ThreadPoolBuilder, Topology};
+use ntt_runtime::Topology;
 use std::sync::Arc;
 
 /// An encoder and what became of the machine's wisdom.
@@ -61,7 +61,7 @@ pub fn bare_encoder_with(
         Some(kind) => Backend::new(kind)?,
         None => Backend::from_env()?,
     };
-    let mut builder = ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0));
+    let mut builder = Encoder::builder().workers(threads.unwrap_or(0)).backend(backend);
     match topology {
         Some(topology) if topology.is_what_if() => {
             return Err(CliError::Input(
@@ -71,8 +71,7 @@ pub fn bare_encoder_with(
         Some(topology) => builder = builder.topology(topology),
         None => what_if::refuse_foreign()?,
     }
-    let pool = builder.build()?;
-    Ok(Encoder::new(Arc::new(pool), backend))
+    Ok(builder.build()?)
 }
 
 /// A committer evaluating on `domain`.

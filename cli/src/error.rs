@@ -69,6 +69,17 @@ impl CliError {
     }
 }
 
+impl From<ntt_pcs::SetupError> for CliError {
+    fn from(e: ntt_pcs::SetupError) -> Self {
+        match e {
+            ntt_pcs::SetupError::Backend(e) => Self::Backend(e),
+            ntt_pcs::SetupError::Pool(e) => Self::Pool(e),
+            // The CLI never hands the builder a pool of its own: any other refusal is a bug.
+            other => Self::Internal(other.to_string()),
+        }
+    }
+}
+
 /// Encoder failures that are the engine's fault, not the input's.
 fn is_internal(e: &EncodeError) -> bool {
     matches!(e, EncodeError::TaskPanicked(_))
@@ -78,15 +89,16 @@ fn is_internal(e: &EncodeError) -> bool {
 mod tests {
     use super::*;
     use ntt_kernels::Backend;
-    use ntt_pcs::{Encoder, MessageLayout};
-    use ntt_runtime::ThreadPoolBuilder;
+    use ntt_pcs::{CommitParams, Encoder};
     use std::mem::MaybeUninit;
-    use std::sync::Arc;
 
     #[test]
     fn a_task_panic_is_an_internal_failure() {
-        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let encoder = Encoder::new(Arc::new(pool), Backend::detect());
+        let encoder = Encoder::builder()
+            .workers(2)
+            .backend(Backend::detect())
+            .build()
+            .unwrap();
         let witness = vec![1u64; 64];
         let mut codeword = vec![MaybeUninit::uninit(); 128];
         // A sink that fails the way a bug in a task would.
@@ -94,10 +106,8 @@ mod tests {
         let err = encoder
             .encode(
                 &witness,
-                MessageLayout::Lanes,
                 &mut codeword,
-                4,
-                1,
+                CommitParams::lanes(4).log_inv_rate(1),
                 Some(&panicking),
             )
             .expect_err("the sink panics");

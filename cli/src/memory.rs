@@ -1,6 +1,6 @@
 //! How much memory the process can still use, to bound reads of its input.
 
-use ntt_pcs::shape::memory::AvailableMemory;
+use ntt_pcs::memory::AvailableMemory;
 
 /// The smaller of what the library's memory check allows (the system's available memory and the
 /// cgroup's limit, [`AvailableMemory`]) and what the address-space limit (`RLIMIT_AS`) leaves of

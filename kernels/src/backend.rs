@@ -98,6 +98,7 @@ impl core::str::FromStr for BackendKind {
 
 /// Asking for a backend that cannot run here.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BackendError {
     /// The CPU (or the architecture) lacks the kind's features.
     #[error("backend `{0}` needs CPU features this machine lacks")]
@@ -185,6 +186,7 @@ impl Backend {
             .collect()
     }
 
+    /// Which implementation this is.
     pub const fn kind(self) -> BackendKind {
         self.kind
     }

@@ -11,7 +11,9 @@ use core::ops::{Add, AddAssign, Mul, MulAssign, Sub, SubAssign};
 pub struct Gf64(pub u64);
 
 impl Gf64 {
+    /// The additive identity.
     pub const ZERO: Self = Self(0);
+    /// The multiplicative identity.
     pub const ONE: Self = Self(1);
     /// x^64 reduced: the low part of the modulus.
     pub const MODULUS_LOW: u64 = MODULUS_LOW;

@@ -21,6 +21,8 @@
 //! instantiated inside one `#[target_feature]` entry point per ISA. [`reference`](mod@reference) holds the
 //! obviously correct scalar code every fast path is tested against.
 
+#![deny(missing_docs)]
+
 mod across;
 mod backend;
 mod backend_across;

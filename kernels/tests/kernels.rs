@@ -9,17 +9,6 @@ use common::*;
 use ntt_kernels::reference::mul_bitwise;
 use ntt_kernels::{Backend, BackendKind};
 
-/// The backend, or `None` (with a note) where this CPU cannot run it.
-fn backend(kind: BackendKind) -> Option<Backend> {
-    match Backend::new(kind) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            None
-        }
-    }
-}
-
 /// Runs `check(backend, len, offset, rng)` for every length and offset; the sub-slice under test
 /// starts `offset` words into a buffer padded on both sides with a sentinel that must survive.
 fn for_shapes(
@@ -173,32 +162,13 @@ fn check_transpose(kind: BackendKind) {
     }
 }
 
-macro_rules! backend_tests {
-    ($($name:ident => $kind:expr),* $(,)?) => {$(
-        mod $name {
-            use super::*;
-            #[test]
-            fn mul_row_matches_reference() { check_mul_row($kind) }
-            #[test]
-            fn butterflies_match_reference() { check_butterfly($kind) }
-            #[test]
-            fn radix4_matches_reference() { check_radix4($kind) }
-            #[test]
-            fn radix8_matches_reference() { check_radix8($kind) }
-            #[test]
-            fn copy_streaming_copies() { check_copy_streaming($kind) }
-            #[test]
-            fn transpose8x8_transposes() { check_transpose($kind) }
-        }
-    )*};
-}
-
 backend_tests! {
-    portable => BackendKind::Portable,
-    pclmul => BackendKind::Pclmul,
-    avx2 => BackendKind::Avx2,
-    avx512 => BackendKind::Avx512,
-    neon => BackendKind::Neon,
+    mul_row_matches_reference => check_mul_row,
+    butterflies_match_reference => check_butterfly,
+    radix4_matches_reference => check_radix4,
+    radix8_matches_reference => check_radix8,
+    copy_streaming_copies => check_copy_streaming,
+    transpose8x8_transposes => check_transpose,
 }
 
 /// The general transpose (8×8 tiles plus ragged edges) on every backend and edge shape.

@@ -2,7 +2,7 @@
 //!   [log_rows] [lanes] [log_inv_rate] [workers] [reps] [in_place|rows|lanes] [plan-config json]`.
 //! Prints the plan, then the median and spread of `reps` warm encodes and ns per lane-butterfly.
 
-use ntt_pcs::{Encoder, Expansion, MessageLayout, PlanConfig, Shape};
+use ntt_pcs::{CommitParams, Encoder, Expansion, MessageLayout, PlanConfig, Shape};
 use ntt_runtime::cpu_time::process_cpu;
 use std::mem::MaybeUninit;
 use std::time::Instant;
@@ -18,7 +18,9 @@ fn main() {
     let mode = arg(5, "in_place");
     let config: PlanConfig = serde_json::from_str(&arg(6, "{}")).expect("plan config json");
 
-    let enc = Encoder::from_env(Some(workers))
+    let enc = Encoder::builder()
+        .workers(workers)
+        .build()
         .expect("encoder")
         .with_config(config);
     let backend = enc.backend();
@@ -40,17 +42,19 @@ fn main() {
     let mut data = vec![0u64; shape.codeword_words()];
     let mut out: Vec<MaybeUninit<u64>> = vec![MaybeUninit::new(0); shape.codeword_words()];
     let mut times = Vec::with_capacity(reps);
+    let params = CommitParams::lanes(lanes).log_inv_rate(r);
     let mut cpu = Vec::with_capacity(reps);
     for _ in 0..reps + 1 {
         let c0 = process_cpu();
         let t0 = if mode == "in_place" {
             data[..msg.len()].copy_from_slice(&msg);
             let t0 = Instant::now();
-            enc.encode_in_place(&mut data, lanes, r, None).expect("encode");
+            enc.encode_in_place(&mut data, params.layout(MessageLayout::Rows), None)
+                .expect("encode");
             t0
         } else {
             let t0 = Instant::now();
-            enc.encode(&msg, layout, &mut out, lanes, r, None)
+            enc.encode(&msg, &mut out, params.layout(layout), None)
                 .expect("encode");
             t0
         };

@@ -3,6 +3,7 @@
 //! alone is timed by `ntt-kernels`' `group_speed` example.)
 
 use ntt_pcs::reference::encode_reference;
+use ntt_pcs::{CommitParams, MessageLayout};
 use std::time::Instant;
 
 fn main() {
@@ -16,16 +17,19 @@ fn main() {
         .map(|i| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
         .collect();
     // A whole transform of a cache-resident block: radix-8 groups only when log_rows % 3 == 0.
-    let enc = ntt_pcs::Encoder::from_env(Some(1)).expect("encoder");
+    let enc = ntt_pcs::Encoder::builder().workers(1).build().expect("encoder");
     let backend = enc.backend();
     let mut data = msg.clone();
-    enc.encode_in_place(&mut data, lanes, 0, None).expect("encode");
+    let params = CommitParams::lanes(lanes)
+        .log_inv_rate(0)
+        .layout(MessageLayout::Rows);
+    enc.encode_in_place(&mut data, params, None).expect("encode");
     assert_eq!(data, encode_reference(&msg, lanes, log_rows, 0));
     let lbf = (lanes << log_rows) as f64 / 2.0 * f64::from(log_rows);
     let mut best = f64::MAX;
     for _ in 0..2000 {
         let t0 = Instant::now();
-        enc.encode_in_place(&mut data, lanes, 0, None).expect("encode");
+        enc.encode_in_place(&mut data, params, None).expect("encode");
         best = best.min(t0.elapsed().as_secs_f64());
     }
     println!(

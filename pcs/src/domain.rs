@@ -40,11 +40,17 @@ pub use ntt_verify::Basis as BasisName;
 
 /// Why a custom basis was refused.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BasisError {
+    /// Too few or too many vectors (the count given).
     #[error("a basis needs 1 to {MAX_BASIS_LEN} vectors, got {0}")]
     Length(usize),
+    /// A vector lies in the span of the ones before it.
     #[error("basis vector {index} is a sum of the vectors before it (the basis is linearly dependent)")]
-    Dependent { index: usize },
+    Dependent {
+        /// The first dependent vector's position.
+        index: usize,
+    },
 }
 
 impl Basis {
@@ -149,10 +155,12 @@ impl Domain {
         self
     }
 
+    /// The basis whose span the codeword's rows are evaluated on.
     pub fn basis(&self) -> &Basis {
         &self.basis
     }
 
+    /// The coset's shift (0: the span itself).
     pub fn shift(&self) -> u64 {
         self.shift
     }

@@ -1,7 +1,5 @@
 //! The one-line setup: the default engine on the process's default pool.
 
-use ntt_kernels::Backend;
-
 use crate::{Committer, Encoder, SetupError};
 
 /// An encoder on [`ntt_runtime::global_pool`] with the best kernel backend this CPU has (or the
@@ -10,11 +8,11 @@ use crate::{Committer, Encoder, SetupError};
 /// # Errors
 /// A [`SetupError`] when the pool cannot start or `NTT_BACKEND` is unusable.
 pub fn encoder() -> Result<Encoder, SetupError> {
-    Ok(Encoder::new(ntt_runtime::global_pool()?, Backend::from_env()?))
+    Encoder::builder().pool(ntt_runtime::global_pool()?).build()
 }
 
 /// A [`Committer`] with the default settings over [`encoder()`]: the common case in one line.
-/// Build an [`Encoder`] on your own pool and backend for anything else.
+/// Build an [`Encoder`] with [`Encoder::builder`] for anything else.
 ///
 /// # Errors
 /// As for [`encoder()`].

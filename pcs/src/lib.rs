@@ -1,31 +1,75 @@
-//! Reed-Solomon encoding of interleaved GF(2^64) lanes by the additive NTT (Lin-Chung-Han novel
-//! polynomial basis), and a BLAKE3 commitment hashed while rows are still in cache.
+//! Commit to GF(2^64) witnesses: Reed-Solomon encoding of interleaved lanes by the additive NTT
+//! (Lin-Chung-Han novel polynomial basis), and a BLAKE3 commitment hashed while rows are still in
+//! cache.
+//!
+//! ```
+//! use ntt_pcs::{CommitParams, verify};
+//!
+//! let committer = ntt_pcs::committer()?;
+//! // 8 lanes of 2^8 words each, lane-major, committed at rate 1/2 (2^9 codeword rows).
+//! let witness: Vec<u64> = (0..8u64 << 8).collect();
+//! let (commitment, prover) = committer.commit(&witness, CommitParams::lanes(8).log_inv_rate(1))?;
+//!
+//! // Open two rows; the verifier needs only the commitment, the row indices and the opening.
+//! let opening = prover.open(&[3, 300])?;
+//! let rows = verify(&commitment, &[3, 300], &opening)?;
+//! assert_eq!(rows[1], prover.codeword()[300 * 8..301 * 8]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! - [`committer()`] and [`encoder()`] set up the engine on the process's shared pool;
+//!   [`Encoder::builder`] on a pool (or worker count, topology, backend) of your own.
+//! - [`CommitParams`] names the lanes, the rate and the witness's [`MessageLayout`] of each call.
+//! - [`Committer::commit`] returns the [`Commitment`] and the [`ProverData`] that opens it;
+//!   [`verify`] (from `ntt-verify`, which builds without the prover) checks an [`Opening`].
+//! - [`Encoder::encode`] and [`Encoder::encode_in_place`] encode without committing; a
+//!   [`RowSink`] sees each finished block of rows.
+//! - [`Domain`] picks the evaluation points (polynomial basis by default, Cantor, custom, shifted).
+//!
+//! The modules left public are for experts: [`plan`] (what an encode will run, for inspection
+//! and tuning), [`wisdom`] (measured plan settings per machine), [`memory`] (will a codeword fit
+//! before it is allocated) and [`reference`](mod@reference) (the slow, obviously correct encoders
+//! every fast path is tested against, for a prover's own tests). The rest is internal, and
+//! everything a prover calls is re-exported at the crate root.
+
+#![deny(missing_docs)]
 
 pub use ntt_verify;
 
-pub mod commit;
-pub mod domain;
-pub mod encoder;
+// Private: how the engine works inside (twiddles, the pass runner, the streaming hasher's tree).
+// Everything a prover calls from them is re-exported below, so their layout can change freely.
+mod commit;
+mod domain;
+mod encoder;
 mod engine;
+mod shape;
+mod sink;
+mod twiddle;
+
+// Public, for experts, and documented as such: the CLI's `plan` and what-if reports and the tuner
+// read plans and wisdom; `reference` is the oracle the tests (the benches', a prover's) check
+// against. A prover that only commits never needs them.
 pub mod plan;
 pub mod reference;
-pub mod shape;
-pub mod sink;
-pub mod twiddle;
 pub mod wisdom;
 
 #[cfg(test)]
 mod test_words;
 
 pub use commit::{
-    CommitError, CommitTimings, Commitment, Committer, OpenError, Opening, ProofDecodeError, ProverData,
-    VerifyError, verify,
+    COMMITMENT_FORMAT_VERSION, CommitError, CommitTimings, Commitment, Committer, DEFAULT_PIECE_LEVEL,
+    DEFAULT_POOL_CAP_BYTES, OpenError, Opening, ProofDecodeError, ProverData, RootHexError, StreamingHasher,
+    VerifyError, commit_codeword, verify,
 };
-pub use domain::{Basis, BasisError, BasisName, Domain};
-pub use encoder::{EncodeError, Encoder, SetupError};
+pub use domain::{Basis, BasisError, BasisName, CANTOR_BASIS, Domain, MAX_BASIS_LEN};
+pub use encoder::{EncodeError, Encoder, EncoderBuilder, SetupError};
 pub use engine::{committer, encoder};
 pub use plan::{DeepBudget, Plan, PlanConfig};
-pub use shape::{CodewordShape, Expansion, MessageLayout, Shape, ShapeError};
+pub use shape::memory;
+pub use shape::{
+    CodewordShape, CodewordShapeError, CommitLanes, CommitParams, Expansion, MAX_BOUNDED_LOG_INV_RATE,
+    MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS, MessageLayout, Shape, ShapeError,
+};
 pub use sink::RowSink;
 
 /// The README's library examples, compiled and run as doc tests so they stay true.

@@ -77,22 +77,17 @@ pub fn forward_oracle(data: &mut [u64], lanes: usize, log_rows: u32, first_layer
 
 /// [`forward_oracle`] on `domain`.
 pub fn forward_oracle_on(domain: &Domain, data: &mut [u64], lanes: usize, log_rows: u32, first_layer: u32) {
-    assert_eq!(data.len(), lanes << log_rows);
-    let t = Twiddles::new(domain);
-    for layer in first_layer..log_rows {
-        let depth = log_rows - layer - 1;
-        let half = 1usize << depth;
-        for block in 0..1usize << layer {
-            let tw = t.twiddle(depth, block as u64);
-            for r in block * 2 * half..block * 2 * half + half {
-                for lane in 0..lanes {
-                    let (u, v) = (r * lanes + lane, (r + half) * lanes + lane);
-                    data[u] ^= mul_bitwise(tw, data[v]);
-                    data[v] ^= data[u];
-                }
-            }
-        }
-    }
+    each_butterfly(
+        domain,
+        data,
+        lanes,
+        log_rows,
+        first_layer..log_rows,
+        |data, u, v, tw| {
+            data[u] ^= mul_bitwise(tw, data[v]);
+            data[v] ^= data[u];
+        },
+    );
 }
 
 /// The inverse of the full transform: layers in reverse, `v' = v + u, u' = u + t·v'`.
@@ -102,18 +97,39 @@ pub fn inverse_oracle(data: &mut [u64], lanes: usize, log_rows: u32) {
 
 /// [`inverse_oracle`] on `domain`.
 pub fn inverse_oracle_on(domain: &Domain, data: &mut [u64], lanes: usize, log_rows: u32) {
+    each_butterfly(
+        domain,
+        data,
+        lanes,
+        log_rows,
+        (0..log_rows).rev(),
+        |data, u, v, tw| {
+            data[v] ^= data[u];
+            data[u] ^= mul_bitwise(tw, data[v]);
+        },
+    );
+}
+
+/// Calls `butterfly(data, u, v, twiddle)` for every word pair of every layer in `layers` order:
+/// block by block, row pair by row pair, lane by lane.
+fn each_butterfly(
+    domain: &Domain,
+    data: &mut [u64],
+    lanes: usize,
+    log_rows: u32,
+    layers: impl Iterator<Item = u32>,
+    mut butterfly: impl FnMut(&mut [u64], usize, usize, u64),
+) {
     assert_eq!(data.len(), lanes << log_rows);
     let t = Twiddles::new(domain);
-    for layer in (0..log_rows).rev() {
+    for layer in layers {
         let depth = log_rows - layer - 1;
         let half = 1usize << depth;
         for block in 0..1usize << layer {
             let tw = t.twiddle(depth, block as u64);
             for r in block * 2 * half..block * 2 * half + half {
                 for lane in 0..lanes {
-                    let (u, v) = (r * lanes + lane, (r + half) * lanes + lane);
-                    data[v] ^= data[u];
-                    data[u] ^= mul_bitwise(tw, data[v]);
+                    butterfly(data, r * lanes + lane, (r + half) * lanes + lane, tw);
                 }
             }
         }

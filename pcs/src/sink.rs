@@ -7,6 +7,7 @@
 /// starting at row `first_row`. Over one encode every row is handed over exactly once, in aligned
 /// blocks that all have the same power-of-two row count.
 pub trait RowSink: Sync {
+    /// Takes the finished rows `first_row ..` (whole rows of `lanes` words each).
     fn absorb(&self, first_row: usize, rows: &[u64]);
 }
 

@@ -34,6 +34,7 @@ pub struct SubspaceTable {
 }
 
 /// The polynomial basis's table, built on first use (a few thousand field multiplies).
+#[cfg(test)]
 pub fn table() -> &'static SubspaceTable {
     table_for(&Basis::Polynomial)
 }
@@ -144,10 +145,6 @@ impl Twiddles {
     /// The polynomial basis, unshifted.
     pub fn polynomial() -> Self {
         Self::new(&Domain::polynomial())
-    }
-
-    pub fn table(&self) -> &'static SubspaceTable {
-        self.table
     }
 
     /// ŝ_depth(shift).

@@ -24,17 +24,20 @@ const MAX_LOG_SIZE_DISTANCE: u32 = 1;
 /// Everything a tuning experiment decided for one machine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Wisdom {
+    /// [`WISDOM_FORMAT_VERSION`] when written; files of other versions are ignored.
     pub format_version: u32,
     /// The CPU model string, for people reading the file.
     pub cpu_model: String,
     /// [`fingerprint`] of the topology the measurements ran on.
     pub fingerprint: String,
+    /// One entry per shape class measured.
     pub entries: Vec<WisdomEntry>,
 }
 
 /// The best measured settings for one class of shapes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WisdomEntry {
+    /// The shapes the entry was measured on.
     pub class: ShapeClass,
     /// Settings to force; `None` fields stay topology-derived.
     pub config: PlanConfig,
@@ -49,10 +52,12 @@ pub struct WisdomEntry {
 pub struct ShapeClass {
     /// log2 of the codeword's words, lanes rounded up to a power of two.
     pub log_words: u32,
+    /// Workers in the pool.
     pub workers: usize,
 }
 
 impl ShapeClass {
+    /// The class of `shape` encoded by `workers` workers.
     pub fn of(shape: Shape, workers: usize) -> Self {
         let log_lanes = shape.lanes().next_power_of_two().trailing_zeros();
         Self {
@@ -67,13 +72,29 @@ impl ShapeClass {
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum WisdomStatus {
     /// Loaded and matching this machine.
-    InUse { path: PathBuf, entries: usize },
+    InUse {
+        /// The file read.
+        path: PathBuf,
+        /// Its entries.
+        entries: usize,
+    },
     /// No file at the location.
-    Absent { path: PathBuf },
+    Absent {
+        /// Where the file was looked for.
+        path: PathBuf,
+    },
     /// Turned off by the environment (or no home directory to look in).
-    Disabled { reason: String },
+    Disabled {
+        /// What turned it off.
+        reason: String,
+    },
     /// A file exists but cannot be used; the reason is a warning for the user.
-    Ignored { path: PathBuf, reason: String },
+    Ignored {
+        /// The file.
+        path: PathBuf,
+        /// Why it cannot be used.
+        reason: String,
+    },
 }
 
 impl core::fmt::Display for WisdomStatus {

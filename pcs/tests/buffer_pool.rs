@@ -1,19 +1,18 @@
 //! The committer's buffer pool: dropped prover data hands its codeword buffer to the next
 //! commit, within the cap; fresh, pooled and reused buffers give the same commitment.
 
-use std::sync::Arc;
-
 use ntt_kernels::Backend;
-use ntt_pcs::{Committer, Encoder, MessageLayout};
-use ntt_runtime::{PinPolicy, ThreadPoolBuilder};
+use ntt_pcs::{CommitParams, Committer, Encoder};
+use ntt_runtime::PinPolicy;
 
 fn committer(workers: usize) -> Committer {
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(workers)
+    let encoder = Encoder::builder()
+        .workers(workers)
         .pin(PinPolicy::None)
+        .backend(Backend::detect())
         .build()
-        .expect("pool");
-    Committer::new(Encoder::new(Arc::new(pool), Backend::detect()))
+        .expect("encoder");
+    Committer::new(encoder)
 }
 
 fn witness(words: usize) -> Vec<u64> {
@@ -26,13 +25,17 @@ fn witness(words: usize) -> Vec<u64> {
 fn a_dropped_commit_lends_its_buffer_to_the_next() {
     let committer = committer(2);
     let w = witness(1 << 16);
-    let (first, prover) = committer.commit(&w, MessageLayout::Lanes, 16, 1).expect("commit");
+    let (first, prover) = committer
+        .commit(&w, CommitParams::lanes(16).log_inv_rate(1))
+        .expect("commit");
     let ptr = prover.codeword().as_ptr();
     let bytes = prover.codeword().len() * 8;
     assert_eq!(committer.kept_buffer_bytes(), 0, "held by the prover data");
     drop(prover);
     assert_eq!(committer.kept_buffer_bytes(), bytes);
-    let (second, prover) = committer.commit(&w, MessageLayout::Lanes, 16, 1).expect("commit");
+    let (second, prover) = committer
+        .commit(&w, CommitParams::lanes(16).log_inv_rate(1))
+        .expect("commit");
     assert_eq!(prover.codeword().as_ptr(), ptr, "the pooled buffer was reused");
     assert_eq!(second, first);
     assert_eq!(committer.kept_buffer_bytes(), 0);
@@ -40,7 +43,9 @@ fn a_dropped_commit_lends_its_buffer_to_the_next() {
     drop(prover);
     let clone = committer.clone();
     let small = witness(1 << 12);
-    let (_, prover) = clone.commit(&small, MessageLayout::Lanes, 16, 1).expect("commit");
+    let (_, prover) = clone
+        .commit(&small, CommitParams::lanes(16).log_inv_rate(1))
+        .expect("commit");
     assert_eq!(prover.codeword().as_ptr(), ptr);
     drop(prover);
     assert_eq!(committer.release_buffers(), bytes);
@@ -51,22 +56,30 @@ fn a_dropped_commit_lends_its_buffer_to_the_next() {
 fn the_cap_bounds_what_is_kept_and_roots_do_not_depend_on_the_buffer() {
     let w = witness(1 << 15);
     let unpooled = committer(1).with_buffer_cap(0);
-    let (fresh, prover) = unpooled.commit(&w, MessageLayout::Lanes, 8, 2).expect("commit");
+    let (fresh, prover) = unpooled
+        .commit(&w, CommitParams::lanes(8).log_inv_rate(2))
+        .expect("commit");
     drop(prover);
     assert_eq!(unpooled.kept_buffer_bytes(), 0, "a cap of 0 keeps nothing");
     let small_cap = committer(2).with_buffer_cap(1 << 10);
-    let (capped, prover) = small_cap.commit(&w, MessageLayout::Lanes, 8, 2).expect("commit");
+    let (capped, prover) = small_cap
+        .commit(&w, CommitParams::lanes(8).log_inv_rate(2))
+        .expect("commit");
     drop(prover);
     assert_eq!(small_cap.kept_buffer_bytes(), 0, "larger than the cap: freed");
     assert_eq!(capped, fresh);
     let pooled = committer(2);
     for _ in 0..3 {
-        let (again, prover) = pooled.commit(&w, MessageLayout::Lanes, 8, 2).expect("commit");
+        let (again, prover) = pooled
+            .commit(&w, CommitParams::lanes(8).log_inv_rate(2))
+            .expect("commit");
         assert_eq!(again, fresh);
         drop(prover);
     }
     // into_codeword takes the buffer out of the pool's reach.
-    let (_, prover) = pooled.commit(&w, MessageLayout::Lanes, 8, 2).expect("commit");
+    let (_, prover) = pooled
+        .commit(&w, CommitParams::lanes(8).log_inv_rate(2))
+        .expect("commit");
     let buffer = prover.into_codeword();
     assert_eq!(pooled.kept_buffer_bytes(), 0);
     assert_eq!(buffer.len(), (1 << 15) << 2);

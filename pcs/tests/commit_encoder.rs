@@ -3,11 +3,11 @@
 
 mod common;
 
-use common::{pool, words};
+use common::{encoder, words};
 use ntt_kernels::Backend;
-use ntt_pcs::commit::{CommitError, Committer, verify};
-use ntt_pcs::shape::CodewordShapeError;
-use ntt_pcs::{DeepBudget, Encoder, Expansion, MessageLayout, PlanConfig, ShapeError};
+use ntt_pcs::CodewordShapeError;
+use ntt_pcs::{CommitError, CommitParams, Committer, verify};
+use ntt_pcs::{DeepBudget, Expansion, MessageLayout, PlanConfig, ShapeError};
 use serde_json::Value;
 
 fn blake3_of(words: &[u64]) -> [u8; 32] {
@@ -60,11 +60,11 @@ fn vector_roots() {
         let want = case["blake3_root"].as_str().expect("root");
         for workers in [1, 2] {
             for config in configs() {
-                let encoder = Encoder::new(pool(workers), Backend::detect()).with_config(config.clone());
+                let encoder = encoder(workers, Backend::detect()).with_config(config.clone());
                 // The vectors include deliberately large expansions (down to one message row).
                 let (commitment, prover) = Committer::new(encoder)
                     .with_expansion(Expansion::Unbounded)
-                    .commit(&witness, MessageLayout::Lanes, lanes, log_inv_rate)
+                    .commit(&witness, CommitParams::lanes(lanes).log_inv_rate(log_inv_rate))
                     .expect("vector commits");
                 assert_eq!(
                     commitment.root_hex(),
@@ -103,19 +103,31 @@ fn random_shapes_plans_workers_and_backends_give_blake3_of_the_codeword() {
             for workers in [1, 2, 3] {
                 for config in configs() {
                     for layout in [MessageLayout::Lanes, MessageLayout::Rows] {
-                        let encoder = Encoder::new(pool(workers), backend).with_config(config.clone());
+                        let encoder = encoder(workers, backend).with_config(config.clone());
                         let committer = Committer::new(encoder.clone());
                         let what = format!(
                             "{lanes} lanes, 2^{log_msg_rows} rows, r={log_inv_rate}, {workers} workers, {config:?}, {layout}, {:?}",
                             backend.kind()
                         );
                         let (commitment, prover) = committer
-                            .commit(&witness, layout, lanes, log_inv_rate)
+                            .commit(
+                                &witness,
+                                CommitParams::lanes(lanes)
+                                    .log_inv_rate(log_inv_rate)
+                                    .layout(layout),
+                            )
                             .expect(&what);
                         assert_eq!(commitment.root(), blake3_of(prover.codeword()), "{what}");
                         let mut plain = vec![std::mem::MaybeUninit::new(0u64); prover.codeword().len()];
                         encoder
-                            .encode(&witness, layout, &mut plain, lanes, log_inv_rate, None)
+                            .encode(
+                                &witness,
+                                &mut plain,
+                                CommitParams::lanes(lanes)
+                                    .log_inv_rate(log_inv_rate)
+                                    .layout(layout),
+                                None,
+                            )
                             .expect(&what);
                         assert!(
                             plain.iter().zip(prover.codeword()).all(|(a, &b)| {
@@ -141,33 +153,34 @@ fn random_shapes_plans_workers_and_backends_give_blake3_of_the_codeword() {
 
 #[test]
 fn reused_buffers_give_the_same_commitment() {
-    let committer = Committer::new(Encoder::new(pool(2), Backend::detect()));
+    let committer = Committer::new(encoder(2, Backend::detect()));
     let witness = words(99, 5 << 9);
     let (first, prover) = committer
-        .commit(&witness, MessageLayout::Lanes, 5, 1)
+        .commit(&witness, CommitParams::lanes(5).log_inv_rate(1))
         .expect("commits");
     let capacity = prover.codeword().as_ptr();
     let (second, prover) = committer
-        .commit_reusing(&witness, MessageLayout::Lanes, 5, 1, prover)
+        .commit_reusing(&witness, CommitParams::lanes(5).log_inv_rate(1), prover)
         .expect("commits");
     assert_eq!(first, second);
     assert_eq!(prover.codeword().as_ptr(), capacity, "the buffer was reused");
     let other = words(100, 5 << 8);
     let (third, prover) = committer
-        .commit_reusing(&other, MessageLayout::Lanes, 5, 2, prover)
+        .commit_reusing(&other, CommitParams::lanes(5).log_inv_rate(2), prover)
         .expect("commits");
     assert_eq!(third.root(), blake3_of(prover.codeword()));
 }
 
 #[test]
 fn bad_witnesses_are_errors() {
-    let committer = Committer::new(Encoder::new(pool(1), Backend::detect()));
+    let committer = Committer::new(encoder(1, Backend::detect()));
     let witness = words(1, 48);
-    let shape_error =
-        |lanes, log_inv_rate| match committer.commit(&witness, MessageLayout::Lanes, lanes, log_inv_rate) {
-            Err(CommitError::Shape(e)) => e,
-            other => panic!("expected a shape error, got {other:?}"),
-        };
+    let shape_error = |lanes, log_inv_rate| match committer
+        .commit(&witness, CommitParams::lanes(lanes).log_inv_rate(log_inv_rate))
+    {
+        Err(CommitError::Shape(e)) => e,
+        other => panic!("expected a shape error, got {other:?}"),
+    };
     assert_eq!(shape_error(0, 1), CodewordShapeError::ZeroLanes.into());
     assert_eq!(shape_error(5, 1), ShapeError::RaggedRows { words: 48, lanes: 5 });
     assert!(matches!(
@@ -175,7 +188,7 @@ fn bad_witnesses_are_errors() {
         ShapeError::RowsNotPowerOfTwo { rows: 12, .. }
     ));
     assert!(matches!(
-        committer.commit(&[], MessageLayout::Lanes, 4, 1),
+        committer.commit(&[], CommitParams::lanes(4).log_inv_rate(1)),
         Err(CommitError::Shape(ShapeError::RowsNotPowerOfTwo { rows: 0, .. }))
     ));
     assert_eq!(shape_error(3, 5), ShapeError::LargeExpansion { log_inv_rate: 5 });
@@ -187,7 +200,12 @@ fn bad_witnesses_are_errors() {
     );
     let unbounded = committer.clone().with_expansion(Expansion::Unbounded);
     assert!(matches!(
-        unbounded.commit(&witness, MessageLayout::Rows, 3, 62),
+        unbounded.commit(
+            &witness,
+            CommitParams::lanes(3)
+                .log_inv_rate(62)
+                .layout(MessageLayout::Rows)
+        ),
         Err(CommitError::Shape(ShapeError::Codeword(
             CodewordShapeError::TooLarge {
                 log_rows: 66,
@@ -201,10 +219,14 @@ fn bad_witnesses_are_errors() {
 fn codewords_beyond_the_memory_are_refused_before_allocating() {
     // 2^4 rows × 3 lanes at rate 1/2^44: a codeword of 2^48 rows, 6 PiB, within the size limits
     // but beyond any machine's memory; refused with both sizes named, not aborted.
-    let committer =
-        Committer::new(Encoder::new(pool(1), Backend::detect())).with_expansion(Expansion::Unbounded);
+    let committer = Committer::new(encoder(1, Backend::detect())).with_expansion(Expansion::Unbounded);
     let witness = words(1, 48);
-    match committer.commit(&witness, MessageLayout::Rows, 3, 44) {
+    match committer.commit(
+        &witness,
+        CommitParams::lanes(3)
+            .log_inv_rate(44)
+            .layout(MessageLayout::Rows),
+    ) {
         Err(CommitError::Shape(ShapeError::ExceedsMemory {
             needed, available, ..
         })) => {
@@ -220,14 +242,14 @@ fn codewords_beyond_the_memory_are_refused_before_allocating() {
 #[test]
 fn every_stored_level_gives_the_same_root_and_proofs() {
     let witness = words(7, 17 << 10);
-    let encoder = Encoder::new(pool(2), Backend::detect());
+    let encoder = encoder(2, Backend::detect());
     let rows = [0usize, 2047, 1000, 1000, 1];
     let mut reference = None;
     let mut previous_tree_bytes = usize::MAX;
     for level in [0u32, 2, 4, 6, 9, 20] {
         let committer = Committer::new(encoder.clone()).with_stored_level(level);
         let (commitment, prover) = committer
-            .commit(&witness, MessageLayout::Lanes, 17, 1)
+            .commit(&witness, CommitParams::lanes(17).log_inv_rate(1))
             .expect("commits");
         assert_eq!(commitment.root(), blake3_of(prover.codeword()), "level {level}");
         assert!(

@@ -1,9 +1,9 @@
 //! Openings of committed codewords: round trips, tampering, malformed proofs.
 
-use ntt_pcs::commit::{
+use ntt_pcs::{CodewordShape, CodewordShapeError};
+use ntt_pcs::{
     Commitment, OpenError, Opening, ProofDecodeError, ProverData, VerifyError, commit_codeword, verify,
 };
-use ntt_pcs::shape::{CodewordShape, CodewordShapeError};
 use proptest::prelude::*;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};

@@ -10,7 +10,7 @@ mod common;
 use common::{assume_written, garbage_codeword, pool, rows_to_lanes, words};
 use ntt_kernels::Backend;
 use ntt_pcs::reference::encode_reference;
-use ntt_pcs::{Encoder, MessageLayout, PlanConfig};
+use ntt_pcs::{CommitParams, Encoder, MessageLayout, PlanConfig};
 
 const LANES: [usize; 13] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 24, 63, 64, 65];
 const MAX_LOG_ROWS: u32 = 16;
@@ -39,9 +39,11 @@ fn check(lanes: usize, log_rows: u32, r: u32, enc: &Encoder, what: &str) {
     );
     let expect = encode_reference(&msg, lanes, log_rows, r);
 
+    let params = CommitParams::lanes(lanes).log_inv_rate(r);
     let mut data = vec![0u64; lanes << log_rows];
     data[..msg.len()].copy_from_slice(&msg);
-    enc.encode_in_place(&mut data, lanes, r, None).expect("in place");
+    enc.encode_in_place(&mut data, params.layout(MessageLayout::Rows), None)
+        .expect("in place");
     assert!(data == expect, "in place: {what}");
     for layout in [MessageLayout::Rows, MessageLayout::Lanes] {
         let input = match layout {
@@ -49,7 +51,7 @@ fn check(lanes: usize, log_rows: u32, r: u32, enc: &Encoder, what: &str) {
             MessageLayout::Lanes => rows_to_lanes(&msg, lanes),
         };
         let mut out = garbage_codeword(lanes << log_rows);
-        enc.encode(&input, layout, &mut out, lanes, r, None)
+        enc.encode(&input, &mut out, params.layout(layout), None)
             .expect("encode");
         assert!(assume_written(out) == expect, "{layout} message: {what}");
     }
@@ -87,7 +89,12 @@ fn narrow_and_odd_lane_counts_match_the_reference_at_every_height() {
             // across the large shapes.
             let offset = (lanes * 7 + log_rows as usize * 5) % stride;
             for (b, w, c, backend, workers, config) in combos.into_iter().skip(offset).step_by(stride) {
-                let enc = Encoder::new(workers, backend).with_config(config);
+                let enc = Encoder::builder()
+                    .pool(workers)
+                    .backend(backend)
+                    .build()
+                    .expect("an encoder on a given pool and backend sets up")
+                    .with_config(config);
                 let what =
                     format!("{lanes} lanes, 2^{log_rows} rows, r {r}, {backend:?}, pool {w}, plan {c} ({b})");
                 check(lanes, log_rows, r, &enc, &what);

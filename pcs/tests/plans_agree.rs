@@ -5,10 +5,10 @@
 
 mod common;
 
-use common::{Recorder, assume_written, garbage_codeword, pool, rows_to_lanes, words};
+use common::{Recorder, assume_written, encoder, garbage_codeword, rows_to_lanes, words};
 use ntt_kernels::Backend;
 use ntt_pcs::reference::encode_reference_on;
-use ntt_pcs::{Basis, DeepBudget, Domain, Encoder, Expansion, MessageLayout, PlanConfig, Shape};
+use ntt_pcs::{Basis, CommitParams, DeepBudget, Domain, Expansion, MessageLayout, PlanConfig, Shape};
 use proptest::prelude::*;
 
 /// Most codeword words a random case may have, so the bitwise oracle stays fast.
@@ -114,7 +114,7 @@ fn check_case(case: &Case) -> Result<(), TestCaseError> {
         case.shape.lanes(),
         case.shape.log_inv_rate(),
     );
-    let enc = Encoder::new(pool(case.workers), case.backend)
+    let enc = encoder(case.workers, case.backend)
         .with_config(case.config.clone())
         .with_domain(case.domain.clone());
     let msg = words(case.seed, case.shape.message_words());
@@ -123,8 +123,12 @@ fn check_case(case: &Case) -> Result<(), TestCaseError> {
     let mut data = vec![0u64; n << log_rows];
     data[..msg.len()].copy_from_slice(&msg);
     let sink = Recorder::default();
-    enc.encode_in_place(&mut data, n, r, Some(&sink))
-        .expect("in place");
+    enc.encode_in_place(
+        &mut data,
+        CommitParams::lanes(n).log_inv_rate(r).layout(MessageLayout::Rows),
+        Some(&sink),
+    )
+    .expect("in place");
     prop_assert!(data == expect, "in place differs from the reference");
     sink.check(&data, n).map_err(TestCaseError::fail)?;
 
@@ -135,8 +139,13 @@ fn check_case(case: &Case) -> Result<(), TestCaseError> {
         };
         let mut out = garbage_codeword(n << log_rows);
         let sink = Recorder::default();
-        enc.encode(&input, layout, &mut out, n, r, Some(&sink))
-            .expect("encode");
+        enc.encode(
+            &input,
+            &mut out,
+            CommitParams::lanes(n).log_inv_rate(r).layout(layout),
+            Some(&sink),
+        )
+        .expect("encode");
         let out = assume_written(out);
         prop_assert!(out == expect, "{layout} message differs from the reference");
         sink.check(&out, n).map_err(TestCaseError::fail)?;
@@ -166,7 +175,7 @@ proptest! {
 /// The budgets above really produce the plan families the property test claims to cover.
 #[test]
 fn scaled_budgets_give_multi_pass_plans() {
-    let enc = |config: PlanConfig| Encoder::new(pool(2), Backend::portable()).with_config(config);
+    let enc = |config: PlanConfig| encoder(2, Backend::portable()).with_config(config);
     let shape = Shape::new(12, 3, 1).expect("valid shape");
     let small = PlanConfig {
         l2_bytes: Some((3 * 8) << 3),
@@ -227,7 +236,7 @@ fn column_tiles_match_the_reference() {
             ..PlanConfig::default()
         };
         let backend = *Backend::available().last().expect("a backend");
-        let plan = Encoder::new(pool(2), backend)
+        let plan = encoder(2, backend)
             .with_config(config.clone())
             .plan(shape, MessageLayout::Rows);
         let first = plan.gathered.first().expect("a gathered pass");

@@ -3,14 +3,14 @@
 
 mod common;
 
-use common::{pool, words};
+use common::{encoder, words};
 use ntt_kernels::Backend;
-use ntt_pcs::{Commitment, Committer, Encoder, MessageLayout, Opening, verify};
+use ntt_pcs::{CommitParams, Commitment, Committer, Opening, verify};
 
 fn committed() -> (Commitment, Opening) {
-    let committer = Committer::new(Encoder::new(pool(1), Backend::detect()));
+    let committer = Committer::new(encoder(1, Backend::detect()));
     let (commitment, prover) = committer
-        .commit(&words(5, 4 << 8), MessageLayout::Lanes, 4, 1)
+        .commit(&words(5, 4 << 8), CommitParams::lanes(4).log_inv_rate(1))
         .expect("commits");
     let opening = prover.open(&[1, 300]).expect("opens");
     (commitment, opening)

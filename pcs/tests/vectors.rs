@@ -2,10 +2,10 @@
 
 mod common;
 
-use common::{Recorder, assume_written, garbage_codeword, pool};
+use common::{Recorder, assume_written, encoder, garbage_codeword};
 use ntt_kernels::Backend;
 use ntt_pcs::reference::{encode_reference, lanes_to_rows};
-use ntt_pcs::{Encoder, MessageLayout, PlanConfig};
+use ntt_pcs::{CommitParams, MessageLayout, PlanConfig};
 use serde_json::Value;
 
 struct Case {
@@ -104,7 +104,7 @@ fn vectors_all_entry_points() {
         for backend in Backend::available() {
             for workers in [1, 2] {
                 for config in &configs {
-                    let enc = Encoder::new(pool(workers), backend).with_config(config.clone());
+                    let enc = encoder(workers, backend).with_config(config.clone());
                     let what = format!(
                         "case 2^{} × {n} r={} on {workers} worker(s), {:?}, {config:?}",
                         case.log_rows,
@@ -115,8 +115,14 @@ fn vectors_all_entry_points() {
                     let mut data = vec![0u64; n << case.log_rows];
                     data[..msg_rows.len()].copy_from_slice(&msg_rows);
                     let sink = Recorder::default();
-                    enc.encode_in_place(&mut data, n, case.log_inv_rate, Some(&sink))
-                        .expect("in place");
+                    enc.encode_in_place(
+                        &mut data,
+                        CommitParams::lanes(n)
+                            .log_inv_rate(case.log_inv_rate)
+                            .layout(MessageLayout::Rows),
+                        Some(&sink),
+                    )
+                    .expect("in place");
                     check(&case, &data, &format!("in place, {what}"));
                     sink.check(&data, n).expect("sink tiles the rows");
 
@@ -127,8 +133,15 @@ fn vectors_all_entry_points() {
                         };
                         let mut out = garbage_codeword(n << case.log_rows);
                         let sink = Recorder::default();
-                        enc.encode(msg, layout, &mut out, n, case.log_inv_rate, Some(&sink))
-                            .expect("encode");
+                        enc.encode(
+                            msg,
+                            &mut out,
+                            CommitParams::lanes(n)
+                                .log_inv_rate(case.log_inv_rate)
+                                .layout(layout),
+                            Some(&sink),
+                        )
+                        .expect("encode");
                         let out = assume_written(out);
                         check(&case, &out, &format!("{layout} message, {what}"));
                         sink.check(&out, n).expect("sink tiles the rows");

@@ -14,8 +14,11 @@ fn temp_file(name: &str) -> PathBuf {
 }
 
 fn encoder() -> Encoder {
-    let pool = ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
-    Encoder::new(Arc::new(pool), Backend::portable())
+    Encoder::builder()
+        .workers(2)
+        .backend(Backend::portable())
+        .build()
+        .expect("encoder")
 }
 
 fn target() -> Shape {

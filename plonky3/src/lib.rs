@@ -45,6 +45,8 @@
 //! (`RAYON_NUM_THREADS` and `NTT_THREADS`, or a rayon `ThreadPool::install` and
 //! [`EngineNtt::with_workers`]).
 
+#![deny(missing_docs)]
+
 mod mmcs;
 mod ntt;
 mod words;

@@ -2,8 +2,8 @@
 
 use crate::words::{as_uninit_words, as_words, as_words_mut};
 use ntt_kernels::Backend;
-use ntt_pcs::{Domain, EncodeError, Encoder, MessageLayout};
-use ntt_runtime::{PinPolicy, ThreadPool, ThreadPoolBuilder};
+use ntt_pcs::{CommitParams, Domain, EncodeError, Encoder, MessageLayout};
+use ntt_runtime::{PinPolicy, ThreadPool};
 use p3_binary_dft::AdditiveNtt;
 use p3_binary_field::Poly64;
 use p3_matrix::Matrix;
@@ -27,9 +27,12 @@ pub struct EngineNtt {
 impl EngineNtt {
     /// Runs on `pool` with `backend`'s kernels.
     pub fn new(pool: Arc<ThreadPool>, backend: Backend) -> Self {
-        Self {
-            encoder: Encoder::new(pool, backend).with_domain(Domain::cantor()),
-        }
+        let encoder = Encoder::builder()
+            .pool(pool)
+            .backend(backend)
+            .build()
+            .expect("an encoder on a given pool and backend always sets up");
+        Self::from_encoder(encoder)
     }
 
     /// A pool of `workers` unpinned workers (0: `NTT_THREADS`, else one per core) and the best
@@ -39,13 +42,14 @@ impl EngineNtt {
     /// # Panics
     /// If the pool cannot be started (the OS refuses threads, or `NTT_THREADS` is malformed).
     pub fn with_workers(workers: usize) -> Self {
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(workers)
+        let encoder = Encoder::builder()
+            .workers(workers)
             .pin(PinPolicy::None)
             .thread_name(|i| format!("ntt-plonky3-{i}"))
+            .backend(Backend::detect())
             .build()
             .expect("start the engine's worker threads");
-        Self::new(Arc::new(pool), Backend::detect())
+        Self::from_encoder(encoder)
     }
 
     /// Wraps a configured encoder (its plan settings and wisdom kept; its domain replaced by
@@ -113,7 +117,7 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         let width = mat.width();
         done(
             self.shifted(shift)
-                .encode_in_place(as_words_mut(&mut mat.values), width, 0, None),
+                .encode_in_place(as_words_mut(&mut mat.values), rows(width, 0), None),
         );
         mat
     }
@@ -148,10 +152,11 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         let width = mat.width();
         // The rows past the message are zero (the caller's promise): the encoder never reads
         // them, it replicates the message into them.
-        done(
-            self.encoder
-                .encode_in_place(as_words_mut(&mut mat.values), width, log_inv_rate as u32, None),
-        );
+        done(self.encoder.encode_in_place(
+            as_words_mut(&mut mat.values),
+            rows(width, log_inv_rate as u32),
+            None,
+        ));
         mat
     }
 
@@ -174,10 +179,8 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         let mut values: Vec<Poly64> = Vec::with_capacity(len);
         done(self.encoder.encode(
             as_words(mat.values),
-            MessageLayout::Rows,
             &mut as_uninit_words(values.spare_capacity_mut())[..len],
-            width,
-            log_inv_rate as u32,
+            rows(width, log_inv_rate as u32),
             None,
         ));
         // SAFETY: `encode` returned `Ok`, so it wrote all `len` words of the spare capacity.
@@ -216,7 +219,14 @@ impl AdditiveNtt<Poly64> for EngineNtt {
             .expect("codeword length overflows usize");
         // The coefficients, zero-padded, then encoded in place at rate 2^-added_bits.
         values.resize(len, Poly64::new(0));
-        done(encoder.encode_in_place(as_words_mut(&mut values), width, added_bits as u32, None));
+        done(encoder.encode_in_place(as_words_mut(&mut values), rows(width, added_bits as u32), None));
         RowMajorMatrix::new(values, width)
     }
+}
+
+/// A `Poly64` matrix is row-major: `width` lanes at rate 1/2^`log_inv_rate`.
+fn rows(width: usize, log_inv_rate: u32) -> CommitParams {
+    CommitParams::lanes(width)
+        .log_inv_rate(log_inv_rate)
+        .layout(MessageLayout::Rows)
 }

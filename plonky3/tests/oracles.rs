@@ -4,8 +4,7 @@
 //! shapes × workers × backends × plan settings.
 
 use ntt_kernels::Backend;
-use ntt_pcs::domain::CANTOR_BASIS;
-use ntt_pcs::{Basis, Domain, Encoder, MessageLayout, PlanConfig};
+use ntt_pcs::{Basis, CANTOR_BASIS, CommitParams, Domain, Encoder, MessageLayout, PlanConfig};
 use ntt_runtime::{ThreadPool, ThreadPoolBuilder};
 use p3_binary_dft::{AdditiveNtt, BasisNtt, EncodableLevel, NaiveAdditiveNtt};
 use p3_binary_field::{Poly64, TowerLevel};
@@ -23,6 +22,22 @@ fn pool(workers: usize) -> Arc<ThreadPool> {
             .build()
             .expect("pool"),
     )
+}
+
+/// A row-major (in-place) encode of `lanes` lanes at rate 1/2^`log_inv_rate`.
+fn rows(lanes: usize, log_inv_rate: u32) -> CommitParams {
+    CommitParams::lanes(lanes)
+        .log_inv_rate(log_inv_rate)
+        .layout(MessageLayout::Rows)
+}
+
+/// An encoder with `backend` on `pool`.
+fn encoder(pool: Arc<ThreadPool>, backend: Backend) -> Encoder {
+    Encoder::builder()
+        .pool(pool)
+        .backend(backend)
+        .build()
+        .expect("an encoder on a given pool and backend sets up")
 }
 
 fn random_words(rng: &mut ChaCha8Rng, n: usize) -> Vec<u64> {
@@ -69,7 +84,7 @@ fn cantor_codewords_equal_plonky3s_encoder() {
             ..PlanConfig::default()
         };
         let backend = backends[case % backends.len()];
-        let enc = Encoder::new(pools[case % pools.len()].clone(), backend)
+        let enc = encoder(pools[case % pools.len()].clone(), backend)
             .with_config(config)
             .with_domain(Domain::cantor());
         let msg = random_words(&mut rng, lanes << (log_rows - r));
@@ -82,12 +97,12 @@ fn cantor_codewords_equal_plonky3s_encoder() {
 
         let mut data = vec![0u64; lanes << log_rows];
         data[..msg.len()].copy_from_slice(&msg);
-        enc.encode_in_place(&mut data, lanes, r, None).expect("in place");
+        enc.encode_in_place(&mut data, rows(lanes, r), None)
+            .expect("in place");
         assert!(data == expect, "{what}: in place");
 
         let mut out = vec![MaybeUninit::<u64>::uninit(); lanes << log_rows];
-        enc.encode(&msg, MessageLayout::Rows, &mut out, lanes, r, None)
-            .expect("encode");
+        enc.encode(&msg, &mut out, rows(lanes, r), None).expect("encode");
         // SAFETY: `encode` returned `Ok`: every word is written.
         let out: Vec<u64> = out.into_iter().map(|w| unsafe { w.assume_init() }).collect();
         assert!(out == expect, "{what}: separate message");
@@ -113,10 +128,11 @@ fn shifted_cantor_codewords_equal_the_naive_transform() {
             let expect = NaiveAdditiveNtt::<Poly64>::default()
                 .shifted_ntt_batch(RowMajorMatrix::new(polys(&coeffs), lanes), Poly64::new(shift));
             for workers in [1, 2] {
-                let enc = Encoder::new(pool(workers), Backend::detect())
-                    .with_domain(Domain::cantor().with_shift(shift));
+                let enc =
+                    encoder(pool(workers), Backend::detect()).with_domain(Domain::cantor().with_shift(shift));
                 let mut data = coeffs.clone();
-                enc.encode_in_place(&mut data, lanes, 0, None).expect("encode");
+                enc.encode_in_place(&mut data, rows(lanes, 0), None)
+                    .expect("encode");
                 assert_eq!(data, bits(&expect.values), "2^{log_rows} × {lanes}");
             }
         }
@@ -139,10 +155,11 @@ fn custom_bases_equal_plonky3s_basis_transform() {
         let mut expect = polys(&coeffs);
         BasisNtt::new(&polys(&vectors[..log_rows as usize]), Poly64::new(shift))
             .transform_algebra::<Poly64, false>(&mut expect, lanes);
-        let enc = Encoder::new(pool(1 + case % 2), Backend::detect())
-            .with_domain(Domain::new(basis).with_shift(shift));
+        let enc =
+            encoder(pool(1 + case % 2), Backend::detect()).with_domain(Domain::new(basis).with_shift(shift));
         let mut data = coeffs.clone();
-        enc.encode_in_place(&mut data, lanes, 0, None).expect("encode");
+        enc.encode_in_place(&mut data, rows(lanes, 0), None)
+            .expect("encode");
         assert_eq!(data, bits(&expect), "case {case}: 2^{log_rows} × {lanes}");
         enc.inverse_in_place(&mut data, lanes).expect("inverse");
         assert_eq!(data, coeffs, "case {case}: inverse");

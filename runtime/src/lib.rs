@@ -32,6 +32,8 @@
 //! assert_eq!(total, 4950);
 //! ```
 
+#![deny(missing_docs)]
+
 mod arena;
 mod context;
 pub mod cpu_time;

@@ -17,7 +17,7 @@ use crate::placement::{self, PinPolicy, WorkerPlacement};
 use crate::registry::{Registry, WorkerThread};
 use crate::run_state::RunState;
 use crate::scratch::ScratchStack;
-use crate::topology::{Topology, WorkerBudget};
+use crate::topology::{Topology, WorkerBudget, WorkerLayout};
 
 /// What handing a graph to the workers costs the calling thread, about: waking a parked
 /// worker and, at the end, being woken (two wake-ups of 15-60 µs on the machines measured in
@@ -40,6 +40,7 @@ pub const THREADS_ENV: &str = "NTT_THREADS";
 
 /// Why a pool could not be built.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// The requested (or `NTT_THREADS`) worker count is not usable.
     #[error("invalid worker count: {0}")]
@@ -140,28 +141,11 @@ impl ThreadPoolBuilder {
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         let topology = self.topology.take().unwrap_or_else(Topology::detect);
         let n = self.worker_count(&topology)?;
-        let pin = self.pin.unwrap_or(if n <= topology.cores {
-            PinPolicy::Cores
-        } else {
-            PinPolicy::None
-        });
-        let cpus = placement::place(&topology, n);
-        let budgets = placement::budgets(&topology, &cpus);
-        let steal_orders = placement::steal_orders(&topology, &cpus);
-        let mut placements: Vec<WorkerPlacement> = cpus
-            .iter()
-            .zip(steal_orders)
-            .map(|(&cpu, steal_order)| {
-                let pu = topology.pu(cpu).expect("placed on an allowed PU");
-                WorkerPlacement {
-                    cpu,
-                    core: pu.core,
-                    numa_node: pu.numa_node,
-                    bound_to: placement::pin_set(&topology, cpu, pin),
-                    steal_order,
-                }
-            })
-            .collect();
+        let WorkerLayout {
+            pin,
+            mut placements,
+            budgets,
+        } = WorkerLayout::new(&topology, n, self.pin);
 
         let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
         let registry = Arc::new(Registry::new(
@@ -322,7 +306,7 @@ impl ThreadPool {
     ///
     /// # Panics
     /// Re-raises the first panic of a task (after every other task has finished or been
-    /// skipped), and panics with the [`CycleError`] message if the graph has a dependency
+    /// skipped), and panics with the [`CycleError`](crate::CycleError) message if the graph has a dependency
     /// cycle (before running any task).
     pub fn run<'s>(&self, build: impl FnOnce(&mut Graph<'s>)) {
         if let Err(e) = self.try_run(build) {

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::ThreadId;
 use std::time::Duration;
 
-use common::{pool, watchdog};
-use ntt_runtime::{Graph, PinPolicy, RunError, TaskId, ThreadPool};
-use rand::{Rng, SeedableRng};
+use common::{pool, random_dag_with_panics, watchdog};
+use ntt_runtime::{PinPolicy, RunError, TaskId, ThreadPool};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// A task on `outer` runs a graph on `inner` whose tasks run graphs on `outer` again.
@@ -229,49 +229,6 @@ fn hundreds_of_idle_workers_run_small_graphs() {
     });
 }
 
-/// A random DAG of `n` tasks where about one task in 30 panics; runs it through `run_on` and
-/// checks that every task ran at most once and the reported panic is one that happened.
-fn random_dag_with_panics(
-    rng: &mut ChaCha8Rng,
-    run_on: impl for<'t> Fn(&mut (dyn FnMut(&mut Graph<'t>) + Send + 't)) -> Result<(), RunError>,
-) {
-    let n = rng.random_range(1..120);
-    let panicking: Vec<bool> = (0..n).map(|_| rng.random_ratio(1, 30)).collect();
-    let edges: Vec<(usize, usize)> = (1..n)
-        .flat_map(|j| {
-            let k = rng.random_range(0..3);
-            (0..k).map(|_| (rng.random_range(0..j), j)).collect::<Vec<_>>()
-        })
-        .collect();
-    let ran: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
-    let result = run_on(&mut |g: &mut Graph<'_>| {
-        let ids: Vec<TaskId> = (0..n)
-            .map(|t| {
-                let (ran, bad) = (&ran, panicking[t]);
-                g.add(move |_| {
-                    ran[t].fetch_add(1, Ordering::Relaxed);
-                    if bad {
-                        panic!("task {t}");
-                    }
-                })
-            })
-            .collect();
-        for &(a, b) in &edges {
-            g.depend(ids[a], ids[b]);
-        }
-    });
-    let ran: Vec<usize> = ran.iter().map(|r| r.load(Ordering::Relaxed)).collect();
-    assert!(ran.iter().all(|&r| r <= 1), "a task ran twice");
-    let panicked: Vec<usize> = (0..n).filter(|&t| panicking[t] && ran[t] == 1).collect();
-    match result {
-        Ok(()) => assert!(panicked.is_empty()),
-        Err(e) => {
-            let msg = e.message().expect("string payload").to_owned();
-            assert!(panicked.iter().any(|t| msg == format!("task {t}")), "{msg}");
-        }
-    }
-}
-
 #[test]
 fn random_dags_with_panics_never_hang_inline_or_across_pools() {
     std::panic::set_hook(Box::new(|_| {}));
@@ -281,9 +238,11 @@ fn random_dags_with_panics_never_hang_inline_or_across_pools() {
         let b = pool(1, PinPolicy::None);
         for _ in 0..100 {
             // Inline on the caller.
-            random_dag_with_panics(&mut rng, |build| a.try_run_sized(Duration::ZERO, |g| build(g)));
+            random_dag_with_panics(&mut rng, 120, 30, |build| {
+                a.try_run_sized(Duration::ZERO, |g| build(g))
+            });
             // From a worker of A onto B, and back.
-            random_dag_with_panics(&mut rng, |build| {
+            random_dag_with_panics(&mut rng, 120, 30, |build| {
                 let mut out = None;
                 a.run(|g| {
                     g.add(|_| out = Some(b.try_run(|g| build(g))));

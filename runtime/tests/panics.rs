@@ -5,9 +5,9 @@ mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{pool, watchdog};
-use ntt_runtime::{PinPolicy, TaskId};
-use rand::{Rng, SeedableRng};
+use common::{pool, random_dag_with_panics, watchdog};
+use ntt_runtime::PinPolicy;
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn quiet_panics() {
@@ -65,47 +65,7 @@ fn panics_at_random_places_never_hang_and_report_one_of_them() {
         for workers in [1, 2, 8] {
             let pool = pool(workers, PinPolicy::None);
             for _ in 0..300 {
-                let n = rng.random_range(1..300);
-                let panicking: Vec<bool> = (0..n).map(|_| rng.random_ratio(1, 40)).collect();
-                let edges: Vec<(usize, usize)> = (0..n)
-                    .flat_map(|j| {
-                        let k = if j == 0 { 0 } else { rng.random_range(0..3) };
-                        (0..k).map(|_| (rng.random_range(0..j), j)).collect::<Vec<_>>()
-                    })
-                    .collect();
-                let ran: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
-                let result = pool.try_run(|g| {
-                    let ids: Vec<TaskId> = (0..n)
-                        .map(|t| {
-                            let (ran, bad) = (&ran, panicking[t]);
-                            g.add(move |_| {
-                                ran[t].fetch_add(1, Ordering::Relaxed);
-                                if bad {
-                                    panic!("task {t}");
-                                }
-                            })
-                        })
-                        .collect();
-                    for &(a, b) in &edges {
-                        g.depend(ids[a], ids[b]);
-                    }
-                });
-                let ran: Vec<usize> = ran.iter().map(|r| r.load(Ordering::Relaxed)).collect();
-                assert!(ran.iter().all(|&r| r <= 1), "a task ran twice");
-                let panicked: Vec<usize> = (0..n).filter(|&t| panicking[t] && ran[t] == 1).collect();
-                match result {
-                    Ok(()) => assert!(panicked.is_empty()),
-                    Err(e) => {
-                        let msg = e.message().expect("string payload").to_owned();
-                        assert!(panicked.iter().any(|t| msg == format!("task {t}")), "{msg}");
-                    }
-                }
-                // A task whose predecessor panicked never runs.
-                for &(a, b) in &edges {
-                    if panicking[a] && ran[a] == 1 {
-                        assert_eq!(ran[b], 0, "successor {b} of panicked {a} ran");
-                    }
-                }
+                random_dag_with_panics(&mut rng, 300, 40, |build| pool.try_run(|g| build(g)));
             }
         }
     });

@@ -11,26 +11,48 @@ pub enum VerifyError {
     NoRows,
     /// A row index is not a row of the committed codeword.
     #[error("row {row} is out of range: the committed codeword has {rows} rows")]
-    RowOutOfRange { row: usize, rows: u64 },
+    RowOutOfRange {
+        /// The row asked for.
+        row: usize,
+        /// Rows of the committed codeword.
+        rows: u64,
+    },
     /// The opening was made for another codeword shape.
     #[error(
         "the opening is for 2^{found_log_rows} rows × {found_lanes} lanes, the commitment for 2^{log_rows} × {lanes}"
     )]
     ShapeMismatch {
+        /// Log of the committed codeword's rows.
         log_rows: u32,
+        /// The committed codeword's lanes.
         lanes: usize,
+        /// Log of the rows the opening was made for.
         found_log_rows: u32,
+        /// The lanes the opening was made for.
         found_lanes: u64,
     },
     /// The opening was made for other row indices.
     #[error("the opening was made for other row indices ({} of them), not for the rows asked", found.len())]
-    RowsMismatch { found: Vec<u64> },
+    RowsMismatch {
+        /// The row indices the opening was made for.
+        found: Vec<u64>,
+    },
     /// The opening carries the wrong number of codeword bytes for these rows.
     #[error("the opening carries {found} chunk bytes, the rows need {expected}")]
-    ChunkBytes { expected: u64, found: u64 },
+    ChunkBytes {
+        /// Chunk bytes the rows need.
+        expected: u64,
+        /// Chunk bytes the opening carries.
+        found: u64,
+    },
     /// The opening carries the wrong number of sibling chaining values.
     #[error("the opening carries {found} sibling chaining values, the rows need {expected}")]
-    SiblingCount { expected: u64, found: u64 },
+    SiblingCount {
+        /// Sibling chaining values the rows need.
+        expected: u64,
+        /// Sibling chaining values the opening carries.
+        found: u64,
+    },
     /// The opened bytes and siblings hash to another root: the rows are not the committed ones.
     #[error("the opened rows do not hash to the committed root")]
     RootMismatch,
@@ -43,8 +65,11 @@ pub enum ProofDecodeError {
     /// The input ends before the field that starts at `offset`.
     #[error("the proof is truncated: {needed} bytes needed at offset {offset}, {available} available")]
     Truncated {
+        /// Where the field starts.
         offset: usize,
+        /// Bytes the field needs.
         needed: u64,
+        /// Bytes left from `offset`.
         available: usize,
     },
     /// The input does not start with the opening magic.

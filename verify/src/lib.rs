@@ -6,6 +6,8 @@
 //! The prover (`ntt-pcs`) builds on the same pieces: the codeword's [`CodewordShape`] and its
 //! limits, and the BLAKE3 tree geometry in [`tree`].
 
+#![deny(missing_docs)]
+
 mod codec;
 mod commitment;
 mod error;

@@ -58,7 +58,12 @@ pub enum CodewordShapeError {
     #[error(
         "2^{log_rows} rows × {lanes} lanes of 8-byte words is more than 2^{MAX_LOG_CODEWORD_BYTES} bytes, the largest codeword supported"
     )]
-    TooLarge { log_rows: u64, lanes: usize },
+    TooLarge {
+        /// Log of the rows asked for.
+        log_rows: u64,
+        /// Words per row.
+        lanes: usize,
+    },
 }
 
 impl CodewordShape {

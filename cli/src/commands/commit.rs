@@ -6,7 +6,7 @@ use crate::files::{self, FileArg};
 use crate::stats::Spread;
 use crate::{engine, input, progress, report, workload};
 use clap::Args;
-use ntt_pcs::{CommitTimings, MessageLayout, ProverData, Shape};
+use ntt_pcs::{CommitParams, CommitTimings, MessageLayout, ProverData, Shape};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -130,6 +130,9 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let committer =
         engine::committer_on(args.engine.threads, args.domain.domain())?.with_expansion(expansion);
     let plan = committer.encoder().plan(shape, layout);
+    let params = CommitParams::lanes(args.lanes)
+        .log_inv_rate(args.log_inv_rate)
+        .layout(layout);
 
     let bar = progress::bar(args.repeat as u64, "committing");
     let mut runs = Vec::with_capacity(args.repeat);
@@ -137,10 +140,8 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let mut commitment = None;
     for _ in 0..args.repeat {
         let (c, data) = match kept.take() {
-            Some(reuse) => {
-                committer.commit_reusing(&witness, layout, args.lanes, args.log_inv_rate, reuse)?
-            }
-            None => committer.commit(&witness, layout, args.lanes, args.log_inv_rate)?,
+            Some(reuse) => committer.commit_reusing(&witness, params, reuse)?,
+            None => committer.commit(&witness, params)?,
         };
         runs.push(data.timings());
         commitment = Some(c);

@@ -5,8 +5,8 @@ use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::{engine, input, report};
 use clap::Args;
-use ntt_pcs::Shape;
-use ntt_pcs::shape::memory;
+use ntt_pcs::memory;
+use ntt_pcs::{CommitParams, Shape};
 use serde::Serialize;
 use std::mem::MaybeUninit;
 use std::time::Instant;
@@ -58,10 +58,10 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
     let start = Instant::now();
     encoder.encode(
         &witness,
-        w.layout.into(),
         &mut codeword,
-        w.lanes,
-        w.log_inv_rate,
+        CommitParams::lanes(w.lanes)
+            .log_inv_rate(w.log_inv_rate)
+            .layout(w.layout.into()),
         None,
     )?;
     let encode_ms = start.elapsed().as_secs_f64() * 1e3;

@@ -5,6 +5,7 @@ use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::{commitment_file, engine, input, report};
 use clap::Args;
+use ntt_pcs::CommitParams;
 use serde::Serialize;
 
 /// Flags of `ntt open`.
@@ -57,7 +58,12 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
     let witness = input::read_words(&w.input)?;
     let committer = engine::committer_on(args.engine.threads, args.domain.domain())?
         .with_expansion(w.expansion.expansion());
-    let (commitment, data) = committer.commit(&witness, w.layout.into(), w.lanes, w.log_inv_rate)?;
+    let (commitment, data) = committer.commit(
+        &witness,
+        CommitParams::lanes(w.lanes)
+            .log_inv_rate(w.log_inv_rate)
+            .layout(w.layout.into()),
+    )?;
     let opening = data.open(&args.rows.0)?;
     let proof = opening.to_bytes();
     files::write_bytes(&args.output, &proof)?;

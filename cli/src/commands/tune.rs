@@ -9,9 +9,9 @@ use crate::tune::report::{self, Best, Measured, Setting};
 use crate::tune::sweep::{self, Depth};
 use crate::{engine, progress, report as json_report, workload};
 use clap::Args;
-use ntt_pcs::shape::memory;
+use ntt_pcs::memory;
 use ntt_pcs::wisdom::{self, ShapeClass, Wisdom, WisdomEntry};
-use ntt_pcs::{Committer, Encoder, Expansion, MessageLayout, PlanConfig};
+use ntt_pcs::{CommitParams, Committer, Encoder, Expansion, MessageLayout, PlanConfig};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -212,9 +212,7 @@ fn measure_setting(
             let reuse = buffer.take().unwrap_or_default();
             let (_, prover) = committers[i].commit_into(
                 &witness,
-                MessageLayout::Lanes,
-                setting.lanes,
-                setting.log_inv_rate,
+                CommitParams::lanes(setting.lanes).log_inv_rate(setting.log_inv_rate),
                 reuse,
             )?;
             buffer = Some(prover.into_codeword());

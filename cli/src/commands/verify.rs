@@ -217,7 +217,7 @@ mod tests {
         let words: Vec<u64> = (0..7u64 << 7)
             .map(|w| w.wrapping_mul(0x9e37_79b9_7f4a_7c15))
             .collect();
-        let (commitment, prover) = ntt_pcs::commit::commit_codeword(words, 7).unwrap();
+        let (commitment, prover) = ntt_pcs::commit_codeword(words, 7).unwrap();
         let rows = [3, 127, 0, 3, 64];
         let proof = prover.open(&rows).unwrap().to_bytes();
         assert!(proof.len() as u64 <= max_proof_bytes(&commitment, rows.len()));

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use ntt_kernels::reference::{self, mul_bitwise};
+use ntt_kernels::{Backend, BackendKind};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Operands that stress the reduction, each with its reason.
@@ -24,6 +25,42 @@ pub const LENGTHS: [usize; 23] = [
 /// Word offsets of the sub-slice inside its buffer: aligned and misaligned for every vector width.
 pub const OFFSETS: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
 
+/// The backend, or `None` (with a note) where this CPU cannot run it.
+pub fn backend(kind: BackendKind) -> Option<Backend> {
+    match Backend::new(kind) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            None
+        }
+    }
+}
+
+/// Stamps out one test module per backend kind, each test calling its check with the kind:
+/// `backend_tests! { name => check, ... }`.
+#[allow(unused_macros)] // not every test binary stamps tests per backend
+macro_rules! backend_tests {
+    ($($test:ident => $check:ident),* $(,)?) => {
+        backend_tests!(@kinds [$($test => $check),*]
+            portable => Portable, pclmul => Pclmul, avx2 => Avx2, avx512 => Avx512, neon => Neon);
+    };
+    (@kinds $tests:tt $($module:ident => $kind:ident),*) => {$(
+        backend_tests!(@module $module $kind $tests);
+    )*};
+    (@module $module:ident $kind:ident [$($test:ident => $check:ident),*]) => {
+        mod $module {
+            use super::*;
+            $(
+                #[test]
+                fn $test() { $check(ntt_kernels::BackendKind::$kind) }
+            )*
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use backend_tests;
+
+/// A seeded random number generator.
 pub fn rng(seed: u64) -> StdRng {
     StdRng::seed_from_u64(seed)
 }

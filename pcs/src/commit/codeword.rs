@@ -21,7 +21,7 @@ const BLOCK_BYTES: usize = 64 << 10;
 /// words, or the codeword is outside the limits.
 ///
 /// ```
-/// use ntt_pcs::commit::{commit_codeword, verify};
+/// use ntt_pcs::{commit_codeword, verify};
 ///
 /// let codeword: Vec<u64> = (0..3 << 10).map(|w: u64| w.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
 /// let bytes: Vec<u8> = codeword.iter().flat_map(|w| w.to_le_bytes()).collect();

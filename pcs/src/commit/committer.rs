@@ -9,7 +9,7 @@ use super::buffer::{BufferPool, DEFAULT_POOL_CAP_BYTES, reserve_codeword};
 use super::prover::{CommitTimings, ProverData};
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::encoder::{EncodeError, Encoder};
-use crate::shape::{Expansion, MessageLayout, Shape, ShapeError, memory};
+use crate::shape::{CommitParams, Expansion, Shape, ShapeError, memory};
 use ntt_verify::Commitment;
 
 /// Why a commit could not be made.
@@ -21,13 +21,26 @@ pub enum CommitError {
     Shape(#[from] ShapeError),
     /// The sink's blocks must not be larger than the codeword.
     #[error("blocks of 2^{log_block_rows} rows do not fit in a codeword of 2^{log_rows} rows")]
-    BlockLargerThanCodeword { log_block_rows: u32, log_rows: u32 },
+    BlockLargerThanCodeword {
+        /// Log of the rows of a sink block.
+        log_block_rows: u32,
+        /// Log of the codeword's rows.
+        log_rows: u32,
+    },
     /// The allocator refused the codeword buffer.
     #[error("cannot allocate the codeword buffer of {bytes} bytes")]
-    Allocation { bytes: u64 },
+    Allocation {
+        /// The codeword's size.
+        bytes: u64,
+    },
     /// The encode finished without handing over every block (an encoder bug).
     #[error("the encode handed over {absorbed} of {blocks} row blocks")]
-    IncompleteStream { absorbed: usize, blocks: usize },
+    IncompleteStream {
+        /// Blocks the hasher received.
+        absorbed: usize,
+        /// Blocks the codeword has.
+        blocks: usize,
+    },
     /// The encoder failed.
     #[error("encode failed: {0}")]
     Encode(#[from] EncodeError),
@@ -37,14 +50,14 @@ pub enum CommitError {
 /// that finished it (see [`StreamingHasher`]).
 ///
 /// ```
-/// use ntt_pcs::commit::{Committer, verify};
-/// use ntt_pcs::{Encoder, MessageLayout};
+/// use ntt_pcs::{CommitParams, Committer, Encoder, Opening, verify};
 ///
-/// let committer = Committer::new(Encoder::from_env(Some(2))?);
+/// let committer = Committer::new(Encoder::builder().workers(2).build()?);
 ///
 /// // 2^10 words as 8 lanes of 2^7, lane-major; rate 1/2 gives 2^8 codeword rows.
 /// let witness: Vec<u64> = (0..1u64 << 10).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
-/// let (commitment, prover) = committer.commit(&witness, MessageLayout::Lanes, 8, 1)?;
+/// let params = CommitParams::lanes(8).log_inv_rate(1);
+/// let (commitment, prover) = committer.commit(&witness, params)?;
 /// assert_eq!((commitment.log_rows(), commitment.lanes()), (8, 8));
 ///
 /// // The root is plain BLAKE3 of the codeword bytes.
@@ -56,14 +69,13 @@ pub enum CommitError {
 /// assert_eq!(rows[2], prover.codeword()[17 * 8..18 * 8]);
 ///
 /// // The next commit reuses the codeword buffer (no page faults).
-/// let (again, prover) = committer.commit_reusing(&witness, MessageLayout::Lanes, 8, 1, prover)?;
+/// let (again, prover) = committer.commit_reusing(&witness, params, prover)?;
 /// assert_eq!(again, commitment);
 ///
 /// // Dropped prover data hands its buffer to the committer's pool for the next `commit`.
 /// drop(prover);
 /// assert_eq!(committer.kept_buffer_bytes(), 8 << 8 << 3);
 /// assert_eq!(committer.release_buffers(), 8 << 8 << 3);
-/// # use ntt_pcs::commit::Opening;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
@@ -135,8 +147,8 @@ impl Committer {
         &self.encoder
     }
 
-    /// Encodes `witness` (`lanes` lanes of a power-of-two number of words, in `layout`) at rate
-    /// 1/2^`log_inv_rate` into a codeword buffer from the pool (else a fresh one, faulted in by
+    /// Encodes `witness` (a power-of-two number of rows of `params`' lanes, in its layout) at
+    /// its rate into a codeword buffer from the pool (else a fresh one, faulted in by
     /// the workers in parallel) and commits to it.
     ///
     /// # Errors
@@ -147,17 +159,16 @@ impl Committer {
     pub fn commit(
         &self,
         witness: &[u64],
-        layout: MessageLayout,
-        lanes: usize,
-        log_inv_rate: u32,
+        params: CommitParams,
     ) -> Result<(Commitment, ProverData), CommitError> {
+        let log_inv_rate = params.log_inv_rate;
         let words = witness
             .len()
             .checked_shl(log_inv_rate)
             .filter(|w| w >> log_inv_rate == witness.len())
             .unwrap_or(0);
         let buffer = self.buffers.take(words);
-        self.commit_into(witness, layout, lanes, log_inv_rate, buffer)
+        self.commit_into(witness, params, buffer)
     }
 
     /// As [`commit`](Self::commit), writing the codeword into the buffer of an earlier commit's
@@ -168,12 +179,10 @@ impl Committer {
     pub fn commit_reusing(
         &self,
         witness: &[u64],
-        layout: MessageLayout,
-        lanes: usize,
-        log_inv_rate: u32,
+        params: CommitParams,
         reuse: ProverData,
     ) -> Result<(Commitment, ProverData), CommitError> {
-        self.commit_into(witness, layout, lanes, log_inv_rate, reuse.into_codeword())
+        self.commit_into(witness, params, reuse.into_codeword())
     }
 
     /// As [`commit`](Self::commit), writing the codeword into `buffer` (its contents are
@@ -184,12 +193,15 @@ impl Committer {
     pub fn commit_into(
         &self,
         witness: &[u64],
-        layout: MessageLayout,
-        lanes: usize,
-        log_inv_rate: u32,
+        params: CommitParams,
         mut buffer: Vec<u64>,
     ) -> Result<(Commitment, ProverData), CommitError> {
         let started = Instant::now();
+        let CommitParams {
+            lanes,
+            log_inv_rate,
+            layout,
+        } = params;
         let _span = tracing::debug_span!("commit", words = witness.len(), lanes, log_inv_rate).entered();
         let shape = Shape::of_witness(witness.len(), lanes, log_inv_rate, self.expansion)?;
         let words = shape.codeword_words();
@@ -216,8 +228,7 @@ impl Committer {
             let _span =
                 tracing::debug_span!("encode", log_rows = shape.log_rows(), fused_hash = true).entered();
             let codeword = &mut buffer.spare_capacity_mut()[..words];
-            self.encoder
-                .encode(witness, layout, codeword, lanes, log_inv_rate, Some(&hasher))?;
+            self.encoder.encode(witness, codeword, params, Some(&hasher))?;
         }
         // SAFETY: `Encoder::encode` returned `Ok`, so it wrote every one of the first `words`
         // words of the spare capacity, which `reserve_codeword` made at least `words` long.

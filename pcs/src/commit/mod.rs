@@ -15,14 +15,14 @@ mod codeword;
 mod committer;
 mod node;
 mod prover;
-pub mod stream;
+mod stream;
 mod tree;
 
+pub use buffer::DEFAULT_POOL_CAP_BYTES;
 pub use codeword::commit_codeword;
 pub use committer::{CommitError, Committer};
 pub use ntt_verify::{
-    Basis, COMMITMENT_FORMAT_VERSION, Commitment, Opening, ProofDecodeError, RootHexError, VerifyError,
-    verify,
+    COMMITMENT_FORMAT_VERSION, Commitment, Opening, ProofDecodeError, RootHexError, VerifyError, verify,
 };
 pub use prover::{CommitTimings, OpenError, ProverData};
 pub use stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};

@@ -19,7 +19,12 @@ pub enum OpenError {
     NoRows,
     /// A row index is not a row of the codeword.
     #[error("row {row} is out of range: the codeword has {rows} rows")]
-    RowOutOfRange { row: usize, rows: usize },
+    RowOutOfRange {
+        /// The row asked for.
+        row: usize,
+        /// Rows of the codeword.
+        rows: usize,
+    },
 }
 
 /// Stage times of one commit.

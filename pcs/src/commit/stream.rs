@@ -117,7 +117,7 @@ impl Slot {
 /// words little-endian). Use it as the [`RowSink`] of an encode, then [`finish`](Self::finish).
 ///
 /// ```
-/// use ntt_pcs::commit::StreamingHasher;
+/// use ntt_pcs::StreamingHasher;
 /// use ntt_pcs::{CodewordShape, RowSink};
 ///
 /// let (log_rows, lanes, log_block_rows) = (6, 5, 2);

@@ -9,7 +9,7 @@
 //! gathered pass before it.
 
 use super::lanes::{gather_lane_rows, prefetch_lane_rows};
-use super::layers::{forward_group, forward_layers, inverse_layers};
+use super::layers::{Direction, forward_group, layers};
 use super::rows::SharedRows;
 use crate::plan::{DeepPass, Gather, GatheredPass, Plan, Source};
 use crate::sink::RowSink;
@@ -342,7 +342,8 @@ impl Run<'_> {
         for (j, sub) in rows.chunks_exact_mut(sub_words).enumerate() {
             let sub_index = (first_row >> deep.log_sub_rows) + j;
             if deep.inner_log_group_rows == 0 {
-                forward_layers(
+                layers(
+                    Direction::Forward,
                     self.kit(),
                     sub,
                     n,
@@ -377,7 +378,16 @@ impl Run<'_> {
                 let at = (residue + i * step) * n;
                 row.copy_from_slice(&sub[at..at + width]);
             }
-            forward_layers(self.kit(), group, width, first, mid, log_d, sub_index as u64);
+            layers(
+                Direction::Forward,
+                self.kit(),
+                group,
+                width,
+                first,
+                mid,
+                log_d,
+                sub_index as u64,
+            );
             for (i, row) in group.chunks_exact(width).enumerate() {
                 let at = (residue + i * step) * n;
                 sub[at..at + width].copy_from_slice(row);
@@ -386,7 +396,16 @@ impl Run<'_> {
         let first_row = sub_index << deep.log_sub_rows;
         for (p, piece) in sub.chunks_exact_mut(n << log_piece).enumerate() {
             let piece_index = (sub_index << g) + p;
-            forward_layers(self.kit(), piece, n, mid, log_d, log_d, piece_index as u64);
+            layers(
+                Direction::Forward,
+                self.kit(),
+                piece,
+                n,
+                mid,
+                log_d,
+                log_d,
+                piece_index as u64,
+            );
             if let Some(sink) = self.sink {
                 sink.absorb(first_row + (p << log_piece), piece);
             }
@@ -418,7 +437,16 @@ impl Run<'_> {
                 for s in range {
                     // SAFETY: initialised by the caller; sub-block `s` is this task's alone.
                     let sub = unsafe { self.dst.slice_mut(s * sub_words, sub_words) };
-                    inverse_layers(self.kit(), sub, n, deep.first_layer, log_d, log_d, s as u64);
+                    layers(
+                        Direction::Inverse,
+                        self.kit(),
+                        sub,
+                        n,
+                        deep.first_layer,
+                        log_d,
+                        log_d,
+                        s as u64,
+                    );
                 }
             })?;
         }
@@ -440,7 +468,16 @@ impl Run<'_> {
                             // SAFETY: initialised; this group's rows are this task's alone.
                             unsafe { self.dst.read((base + i * step) * n, row) };
                         }
-                        inverse_layers(self.kit(), buf, width, first, end, log_d, block as u64);
+                        layers(
+                            Direction::Inverse,
+                            self.kit(),
+                            buf,
+                            width,
+                            first,
+                            end,
+                            log_d,
+                            block as u64,
+                        );
                         // SAFETY: as above.
                         unsafe { self.scatter(buf, width, base, step) };
                     }

@@ -61,10 +61,19 @@ fn each_block_twiddles(
     }
 }
 
-/// One forward step of `k` layers from layer ℓ (`depth` = log_rows − ℓ − 1) on every layer-ℓ
-/// block of `buf` (blocks of `block_words`, the first with global index `first_block`). Each
-/// radix-8 group is ONE kernel call on a whole block (its 8 segments share 7 twiddles).
-fn forward_step(
+/// Which way the butterflies run: the encode, or the interpolation that undoes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Forward,
+    Inverse,
+}
+
+/// One step of `k` layers from layer ℓ (`depth` = log_rows − ℓ − 1) on every layer-ℓ block of
+/// `buf` (blocks of `block_words`, the first with global index `first_block`), forward or
+/// undone. Each radix-8 group is ONE kernel call on a whole block (its 8 segments share 7
+/// twiddles).
+fn step(
+    direction: Direction,
     (backend, twiddles): (Backend, &Twiddles),
     buf: &mut [u64],
     block_words: usize,
@@ -72,57 +81,50 @@ fn forward_step(
     depth: u32,
     first_block: u64,
 ) {
-    if k == 3 && narrow::forward_radix8_step((backend, twiddles), buf, block_words, depth, first_block) {
+    if k == 3
+        && narrow::radix8_step(
+            direction,
+            (backend, twiddles),
+            buf,
+            block_words,
+            depth,
+            first_block,
+        )
+    {
         return;
     }
     let blocks = buf.len() / block_words;
     each_block_twiddles(twiddles, k, depth, first_block, blocks, |c, tw| {
         let block = &mut buf[c * block_words..(c + 1) * block_words];
-        match k {
-            3 => backend.radix8(block, tw.try_into().expect("7 twiddles")),
-            2 => backend.radix4(block, tw.try_into().expect("3 twiddles")),
-            _ => {
+        match (k, direction) {
+            (3, Direction::Forward) => backend.radix8(block, tw.try_into().expect("7 twiddles")),
+            (3, Direction::Inverse) => backend.inverse_radix8(block, tw.try_into().expect("7 twiddles")),
+            (2, Direction::Forward) => backend.radix4(block, tw.try_into().expect("3 twiddles")),
+            (2, Direction::Inverse) => backend.inverse_radix4(block, tw.try_into().expect("3 twiddles")),
+            (_, direction) => {
                 let (u, v) = block.split_at_mut(block_words / 2);
-                backend.butterfly(u, v, tw[0]);
+                match direction {
+                    Direction::Forward => backend.butterfly(u, v, tw[0]),
+                    Direction::Inverse => backend.inverse_butterfly(u, v, tw[0]),
+                }
             }
         }
     });
 }
 
-/// The inverse of [`forward_step`].
-fn inverse_step(
-    (backend, twiddles): (Backend, &Twiddles),
-    buf: &mut [u64],
-    block_words: usize,
-    k: u32,
-    depth: u32,
-    first_block: u64,
-) {
-    if k == 3 && narrow::inverse_radix8_step((backend, twiddles), buf, block_words, depth, first_block) {
-        return;
-    }
-    let blocks = buf.len() / block_words;
-    each_block_twiddles(twiddles, k, depth, first_block, blocks, |c, tw| {
-        let block = &mut buf[c * block_words..(c + 1) * block_words];
-        match k {
-            3 => backend.inverse_radix8(block, tw.try_into().expect("7 twiddles")),
-            2 => backend.inverse_radix4(block, tw.try_into().expect("3 twiddles")),
-            _ => {
-                let (u, v) = block.split_at_mut(block_words / 2);
-                backend.inverse_butterfly(u, v, tw[0]);
-            }
-        }
-    });
-}
-
-/// Forward layers `first .. end` of a 2^log_rows-row transform on `buf`.
+/// Layers `first .. end` of a 2^log_rows-row transform on `buf`: forward, or undone (layers
+/// `end − 1` down to `first`, each step undone by the backend's inverse radix-8/4/2 groups).
 ///
 /// Depth first: while `buf` is larger than L1 it takes one step over the whole buffer, which
 /// splits it into independent blocks, and each block then runs all its remaining layers before
 /// the next one starts; a block that fits L1 runs its steps one after the other. So only the
 /// first steps of a large unit stream it through L2, and the last ones run on L1-resident rows.
-/// The steps and their twiddles are those of the layer-by-layer order, so are the bytes.
-pub(crate) fn forward_layers(
+/// The steps and their twiddles are those of the layer-by-layer order, so are the bytes. The
+/// inverse runs the same steps in reverse order: a large buffer's blocks are finished one by
+/// one, then its first step is undone.
+#[allow(clippy::too_many_arguments)] // the direction, the kit, the buffer and the layer geometry
+pub(crate) fn layers(
+    direction: Direction,
     kit: (Backend, &Twiddles),
     buf: &mut [u64],
     width: usize,
@@ -135,56 +137,30 @@ pub(crate) fn forward_layers(
     debug_assert_eq!(buf.len(), width << (end - first));
     if first < end && buf.len() * 8 > L1_BLOCK_BYTES {
         let k = step_layers(end - first);
-        forward_step(kit, buf, buf.len(), k, log_rows - first - 1, block);
+        let depth = log_rows - first - 1;
+        if direction == Direction::Forward {
+            step(direction, kit, buf, buf.len(), k, depth, block);
+        }
         let child_words = width << (end - first - k);
         for (c, child) in buf.chunks_exact_mut(child_words).enumerate() {
             let child_block = (block << k) + c as u64;
-            forward_layers(kit, child, width, first + k, end, log_rows, child_block);
+            layers(
+                direction,
+                kit,
+                child,
+                width,
+                first + k,
+                end,
+                log_rows,
+                child_block,
+            );
+        }
+        if direction == Direction::Inverse {
+            step(direction, kit, buf, buf.len(), k, depth, block);
         }
         return;
     }
-    let mut layer = first;
-    while layer < end {
-        let k = step_layers(end - layer);
-        let block_words = width << (end - layer);
-        forward_step(
-            kit,
-            buf,
-            block_words,
-            k,
-            log_rows - layer - 1,
-            block << (layer - first),
-        );
-        layer += k;
-    }
-}
-
-/// Inverse layers `end − 1` down to `first` (the same geometry as [`forward_layers`]): the
-/// forward steps in reverse order, each undone by the backend's inverse radix-8/4/2 groups,
-/// depth first as well (a large buffer's blocks are finished one by one, then its first step is
-/// undone).
-pub(crate) fn inverse_layers(
-    kit: (Backend, &Twiddles),
-    buf: &mut [u64],
-    width: usize,
-    first: u32,
-    end: u32,
-    log_rows: u32,
-    block: u64,
-) {
-    debug_assert!(first <= end && end <= log_rows);
-    debug_assert_eq!(buf.len(), width << (end - first));
-    if first < end && buf.len() * 8 > L1_BLOCK_BYTES {
-        let k = step_layers(end - first);
-        let child_words = width << (end - first - k);
-        for (c, child) in buf.chunks_exact_mut(child_words).enumerate() {
-            let child_block = (block << k) + c as u64;
-            inverse_layers(kit, child, width, first + k, end, log_rows, child_block);
-        }
-        inverse_step(kit, buf, buf.len(), k, log_rows - first - 1, block);
-        return;
-    }
-    // The forward steps (first layer, layers in the step), as `forward_layers` runs them.
+    // The forward steps (first layer, layers in the step); the inverse undoes them last first.
     let mut steps = [(0u32, 0u32); 64];
     let mut count = 0;
     let mut layer = first;
@@ -194,16 +170,22 @@ pub(crate) fn inverse_layers(
         count += 1;
         layer += k;
     }
-    for &(layer, k) in steps[..count].iter().rev() {
+    let mut run = |&(layer, k): &(u32, u32)| {
         let block_words = width << (end - layer);
-        inverse_step(
+        let first_block = block << (layer - first);
+        step(
+            direction,
             kit,
             buf,
             block_words,
             k,
             log_rows - layer - 1,
-            block << (layer - first),
+            first_block,
         );
+    };
+    match direction {
+        Direction::Forward => steps[..count].iter().for_each(&mut run),
+        Direction::Inverse => steps[..count].iter().rev().for_each(&mut run),
     }
 }
 
@@ -250,7 +232,8 @@ pub(crate) unsafe fn forward_group(
             // SAFETY: scratch holds the group's `group_words` words, initialised by the previous
             // step (or the source itself), and nothing else refers to it meanwhile.
             let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
-            forward_step(
+            step(
+                Direction::Forward,
                 (backend, twiddles),
                 buf,
                 block_rows * width,
@@ -305,17 +288,27 @@ mod tests {
                 let sub_words = lanes << (log_rows - first);
                 let tw = Twiddles::polynomial();
                 for backend in Backend::available() {
+                    let run = |direction, buf: &mut [u64]| {
+                        for (i, sub) in buf.chunks_exact_mut(sub_words).enumerate() {
+                            layers(
+                                direction,
+                                (backend, &tw),
+                                sub,
+                                lanes,
+                                first,
+                                log_rows,
+                                log_rows,
+                                i as u64,
+                            );
+                        }
+                    };
                     let mut got = data.clone();
-                    for (i, sub) in got.chunks_exact_mut(sub_words).enumerate() {
-                        forward_layers((backend, &tw), sub, lanes, first, log_rows, log_rows, i as u64);
-                    }
+                    run(Direction::Forward, &mut got);
                     assert!(
                         got == expected,
                         "forward {backend:?} lanes {lanes} 2^{log_rows} from {first}"
                     );
-                    for (i, sub) in got.chunks_exact_mut(sub_words).enumerate() {
-                        inverse_layers((backend, &tw), sub, lanes, first, log_rows, log_rows, i as u64);
-                    }
+                    run(Direction::Inverse, &mut got);
                     assert!(
                         got == data,
                         "inverse {backend:?} lanes {lanes} 2^{log_rows} from {first}"

@@ -8,6 +8,7 @@
 //! Aliasing: the separate-message entry points take `&[u64]` and `&mut [MaybeUninit<u64>]`, which
 //! safe Rust cannot make overlap, so message and codeword are always distinct memory.
 
+mod builder;
 mod exec;
 mod lanes;
 mod layers;
@@ -16,10 +17,11 @@ mod rows;
 
 use crate::domain::Domain;
 use crate::plan::{Plan, PlanConfig, plan_for};
-use crate::shape::{MessageLayout, Shape, ShapeError};
+use crate::shape::{CommitParams, MessageLayout, Shape, ShapeError};
 use crate::sink::RowSink;
 use crate::twiddle::Twiddles;
 use crate::wisdom::Wisdom;
+pub use builder::{EncoderBuilder, SetupError};
 use exec::{Message, Run};
 use ntt_kernels::Backend;
 use ntt_runtime::ThreadPool;
@@ -32,18 +34,32 @@ use std::sync::Arc;
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EncodeError {
-    /// The buffers do not make a shape within the limits (see [`crate::shape`]).
+    /// The buffers do not make a shape within the limits (see [`Shape`]).
     #[error(transparent)]
     Shape(#[from] ShapeError),
     /// The message is not the codeword's length / 2^r.
     #[error("message has {actual} words, expected {expected} (codeword words / 2^r)")]
-    MessageLength { expected: usize, actual: usize },
+    MessageLength {
+        /// The codeword's words / 2^r.
+        expected: usize,
+        /// The message's words.
+        actual: usize,
+    },
     /// The domain's basis spans fewer rows than the codeword has.
     #[error("2^{log_rows} rows is more than the domain's basis of {basis_len} vectors spans")]
-    DomainTooSmall { log_rows: u32, basis_len: usize },
+    DomainTooSmall {
+        /// Log of the codeword's rows.
+        log_rows: u32,
+        /// Vectors in the domain's basis (it spans 2^this points).
+        basis_len: usize,
+    },
     /// A task of the encode panicked.
     #[error("a task panicked during the encode (the codeword is incomplete): {0}")]
     TaskPanicked(String),
+    /// An in-place encode was asked for a lane-major message: in place, the message is the
+    /// codeword's first rows, so it is row-major.
+    #[error("an in-place encode takes a row-major message (`.layout(MessageLayout::Rows)`)")]
+    InPlaceNeedsRows,
 }
 
 /// Encodes interleaved lanes; cheap to clone (the pool is shared).
@@ -59,35 +75,14 @@ pub struct Encoder {
     twiddles: Arc<Twiddles>,
 }
 
-/// Why [`Encoder::from_env`] could not set up an encoder.
-#[derive(Debug, thiserror::Error)]
-pub enum SetupError {
-    /// `NTT_BACKEND` names an unknown backend or one this CPU cannot run.
-    #[error(transparent)]
-    Backend(#[from] ntt_kernels::BackendError),
-    /// The pool's size is out of range (or `NTT_THREADS` malformed), or a worker cannot start.
-    #[error("cannot start the worker pool: {0}")]
-    Pool(#[from] ntt_runtime::BuildError),
-}
-
 impl Encoder {
-    /// An encoder on a new pool of `workers` workers (`None`: `NTT_THREADS` when set, else one
-    /// per processing unit) with the backend `NTT_BACKEND` names (else the fastest this CPU has),
-    /// planning from the topology: the one way the CLI, the benches and the examples set up the
-    /// engine.
-    ///
-    /// # Errors
-    /// [`SetupError`]: a backend this CPU cannot run, or a pool that cannot start.
-    pub fn from_env(workers: Option<usize>) -> Result<Self, SetupError> {
-        let backend = Backend::from_env()?;
-        let pool = ntt_runtime::ThreadPoolBuilder::new()
-            .num_threads(workers.unwrap_or(0))
-            .build()?;
-        Ok(Self::new(Arc::new(pool), backend))
+    /// Sets up an encoder: its pool and backend (see [`EncoderBuilder`]).
+    pub fn builder() -> EncoderBuilder {
+        EncoderBuilder::new()
     }
 
     /// An encoder running on `pool` with `backend`'s kernels and topology-derived plans.
-    pub fn new(pool: Arc<ThreadPool>, backend: Backend) -> Self {
+    fn on(pool: Arc<ThreadPool>, backend: Backend) -> Self {
         Self {
             pool,
             backend,
@@ -124,12 +119,17 @@ impl Encoder {
         self
     }
 
+    /// The worker pool the encodes run on.
     pub fn pool(&self) -> &Arc<ThreadPool> {
         &self.pool
     }
+
+    /// The kernel backend.
     pub fn backend(&self) -> Backend {
         self.backend
     }
+
+    /// The planner values forced with [`with_config`](Self::with_config).
     pub fn config(&self) -> &PlanConfig {
         &self.config
     }
@@ -180,16 +180,33 @@ impl Encoder {
     /// Encodes in place: the row-major message is in `data[..data.len() >> log_inv_rate]`; on
     /// return `data` is the codeword. `sink` receives every finished row exactly once.
     ///
+    /// ```
+    /// use ntt_pcs::{CommitParams, MessageLayout};
+    ///
+    /// let encoder = ntt_pcs::encoder()?;
+    /// let params = CommitParams::lanes(4).log_inv_rate(1).layout(MessageLayout::Rows);
+    /// let mut data = vec![0u64; 4 << 6];
+    /// data[..4 << 5].iter_mut().enumerate().for_each(|(i, w)| *w = i as u64);
+    /// encoder.encode_in_place(&mut data, params, None)?;
+    /// // Row 0 is the evaluation at the point 0, where only the constant term (message row 0)
+    /// // survives.
+    /// assert_eq!(data[..4], [0, 1, 2, 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
-    /// Bad shapes (see [`EncodeError`]); nothing is written then.
+    /// Bad shapes (see [`EncodeError`]), or a lane-major `params`
+    /// ([`EncodeError::InPlaceNeedsRows`]); nothing is written then.
     pub fn encode_in_place(
         &self,
         data: &mut [u64],
-        lanes: usize,
-        log_inv_rate: u32,
+        params: CommitParams,
         sink: Option<&dyn RowSink>,
     ) -> Result<(), EncodeError> {
-        let shape = self.domain_shape(data.len(), lanes, log_inv_rate)?;
+        if params.layout != MessageLayout::Rows {
+            return Err(EncodeError::InPlaceNeedsRows);
+        }
+        let shape = self.domain_shape(data.len(), params.lanes, params.log_inv_rate)?;
         let plan = self.plan_inner(shape, None);
         // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
         // view.
@@ -204,20 +221,24 @@ impl Encoder {
         })
     }
 
-    /// Encodes a separate message into `codeword` (which may be uninitialised; every word is
-    /// written). `msg.len() << log_inv_rate` must equal `codeword.len()`.
+    /// Encodes a separate message, laid out as `params` says, into `codeword` (which may be
+    /// uninitialised; every word is written). `msg.len() << log_inv_rate` must equal
+    /// `codeword.len()`.
     ///
     /// # Errors
     /// Bad shapes or lengths (see [`EncodeError`]); nothing is written then.
     pub fn encode(
         &self,
         msg: &[u64],
-        layout: MessageLayout,
         codeword: &mut [MaybeUninit<u64>],
-        lanes: usize,
-        log_inv_rate: u32,
+        params: CommitParams,
         sink: Option<&dyn RowSink>,
     ) -> Result<(), EncodeError> {
+        let CommitParams {
+            lanes,
+            log_inv_rate,
+            layout,
+        } = params;
         let shape = self.domain_shape(codeword.len(), lanes, log_inv_rate)?;
         if msg.len() != shape.message_words() {
             return Err(EncodeError::MessageLength {

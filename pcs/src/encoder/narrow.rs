@@ -2,6 +2,7 @@
 //! call (see [`crate::plan::narrow`]), with their twiddles given as block 0's and what each bit
 //! of the block index adds.
 
+use super::layers::Direction;
 use crate::plan::narrow::{Radix8Kernel, radix8_kernel};
 use crate::twiddle::{Radix8Walk, Twiddles};
 use ntt_kernels::Backend;
@@ -49,37 +50,24 @@ fn across_twiddles(
     Some((tw0, steps, log_blocks as usize))
 }
 
-/// Runs the forward radix-8 step across blocks when the planner's narrow rule says so; false
-/// (nothing done) otherwise.
-pub(crate) fn forward_radix8_step(
+/// Runs the radix-8 step (forward or its inverse, as `direction` says) across blocks when the
+/// planner's narrow rule says so; false (nothing done) otherwise.
+pub(crate) fn radix8_step(
+    direction: Direction,
     (backend, twiddles): (Backend, &Twiddles),
     buf: &mut [u64],
     block_words: usize,
     depth: u32,
     first_block: u64,
 ) -> bool {
-    match across_twiddles((backend, twiddles), buf.len(), block_words, depth, first_block) {
-        Some((tw0, steps, n)) => {
-            backend.radix8_across(buf, block_words / 8, tw0, &steps[..n]);
-            true
-        }
-        None => false,
+    let Some((tw0, steps, n)) =
+        across_twiddles((backend, twiddles), buf.len(), block_words, depth, first_block)
+    else {
+        return false;
+    };
+    match direction {
+        Direction::Forward => backend.radix8_across(buf, block_words / 8, tw0, &steps[..n]),
+        Direction::Inverse => backend.inverse_radix8_across(buf, block_words / 8, tw0, &steps[..n]),
     }
-}
-
-/// The inverse of [`forward_radix8_step`].
-pub(crate) fn inverse_radix8_step(
-    (backend, twiddles): (Backend, &Twiddles),
-    buf: &mut [u64],
-    block_words: usize,
-    depth: u32,
-    first_block: u64,
-) -> bool {
-    match across_twiddles((backend, twiddles), buf.len(), block_words, depth, first_block) {
-        Some((tw0, steps, n)) => {
-            backend.inverse_radix8_across(buf, block_words / 8, tw0, &steps[..n]);
-            true
-        }
-        None => false,
-    }
+    true
 }

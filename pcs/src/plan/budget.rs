@@ -21,6 +21,19 @@ pub(crate) struct Units {
     pub log_fit_l3: u32,
 }
 
+/// The units of 64-word rows under a 1 MiB L2 unit (2^11 rows) and an 8 MiB L3 unit (2^14
+/// rows): the planner rules' tests.
+#[cfg(test)]
+pub(crate) fn test_units() -> Units {
+    Units {
+        l2_bytes: 1 << 20,
+        l3_bytes: 8 << 20,
+        llc_bytes: 16 << 20,
+        log_fit_l2: 11,
+        log_fit_l3: 14,
+    }
+}
+
 impl Units {
     /// The units for rows of `lanes` words, `workers` workers with `budgets` (none reported:
     /// [`FALLBACK_BUDGET`]), overridden by `config`'s forced sizes.

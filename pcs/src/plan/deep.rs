@@ -83,15 +83,7 @@ pub(crate) fn sink_plan(deep: Option<&DeepPass>, log_rows: u32, workers: usize) 
 mod tests {
     use super::*;
 
-    fn units() -> Units {
-        Units {
-            l2_bytes: 1 << 20,
-            l3_bytes: 8 << 20,
-            llc_bytes: 16 << 20,
-            log_fit_l2: 11,
-            log_fit_l3: 14,
-        }
-    }
+    use super::super::budget::test_units as units;
 
     #[test]
     fn tasks_are_worth_hashing() {

@@ -118,15 +118,7 @@ mod tests {
     use super::super::gate::GateReason;
     use super::*;
 
-    fn units() -> Units {
-        Units {
-            l2_bytes: 1 << 20,
-            l3_bytes: 8 << 20,
-            llc_bytes: 16 << 20,
-            log_fit_l2: 11,
-            log_fit_l3: 14,
-        }
-    }
+    use super::super::budget::test_units as units;
 
     const WIDE: Gate = Gate {
         wide: true,

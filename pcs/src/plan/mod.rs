@@ -1,6 +1,10 @@
 //! The planner: a pure function from (shape, message, workers, per-worker cache budgets, backend,
 //! forced values) to a [`Plan`] of passes over the codeword buffer.
 //!
+//! An expert module: a prover never needs it to commit. It is public for inspection and tuning
+//! (`ntt plan`, the what-if reports for another machine's topology, `ntt tune`); an encoder's
+//! own plan is [`Encoder::plan`](crate::Encoder::plan).
+//!
 //! ```text
 //!   layers  r ............ deep_start ............ log_rows
 //!           | gathered passes (strided   | deep pass (contiguous
@@ -94,6 +98,8 @@ impl Source {
             Some(MessageLayout::Lanes) => Self::MessageLanes,
         }
     }
+
+    /// Whether the pass reads the message (rather than the codeword buffer).
     pub fn is_message(self) -> bool {
         self != Self::Buffer
     }
@@ -104,9 +110,13 @@ impl Source {
 /// residues (so each of its rows is `lanes << log_residues` contiguous words).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GatheredPass {
+    /// The first layer the pass runs.
     pub first_layer: u32,
+    /// Log of a group's rows: the layers the pass runs.
     pub log_group_rows: u32,
+    /// Log of the adjacent residues a group takes together (the wide plan's widening).
     pub log_residues: u32,
+    /// Log of the row distance between a group's rows.
     pub log_step: u32,
     /// Independent groups. With a message source a group is done in every block
     /// (2^first_layer of them, block 0 last, so an in-place message is overwritten last).
@@ -117,12 +127,14 @@ pub struct GatheredPass {
     /// next columns: the whole row unless the group is done in several blocks and is larger than
     /// a quarter of the L2 unit. Then each tile of the message is read once for all blocks.
     pub tile_columns: usize,
+    /// Where the pass reads its rows.
     pub source: Source,
     /// How the first step gets the rows: straight from the source, or transposed first.
     pub gather: Gather,
 }
 
 impl GatheredPass {
+    /// The layer after the pass's last.
     pub fn end_layer(&self) -> u32 {
         self.first_layer + self.log_group_rows
     }
@@ -132,17 +144,24 @@ impl GatheredPass {
 /// 2^log_subs_per_task adjacent sub-blocks and hands its rows to the sink.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeepPass {
+    /// The first layer the pass runs (it runs the rest).
     pub first_layer: u32,
+    /// Log of a sub-block's rows.
     pub log_sub_rows: u32,
+    /// Log of the adjacent sub-blocks one task takes.
     pub log_subs_per_task: u32,
+    /// Tasks of the pass.
     pub tasks: usize,
+    /// The cache a sub-block is sized to.
     pub budget: DeepBudget,
     /// Layers a sub-block runs as an in-cache gathered step before its L2-sized pieces
     /// (0 when the sub-block fits the L2 unit).
     pub inner_log_group_rows: u32,
+    /// Log of the adjacent residues the inner step's groups take together.
     pub inner_log_residues: u32,
     /// Bytes of one sub-block.
     pub sub_bytes: usize,
+    /// Where the pass reads its rows.
     pub source: Source,
 }
 
@@ -165,11 +184,15 @@ pub struct SinkPlan {
 
 /// A schedule of passes for one shape, message layout, pool and backend.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Plan {
+    /// The encode's shape.
     pub shape: Shape,
     /// `None`: the message is already in the buffer.
     pub layout: Option<MessageLayout>,
+    /// Workers in the pool the plan is for.
     pub workers: usize,
+    /// The kernel backend the plan is for.
     pub backend: BackendKind,
     /// The L2 unit (a gathered group or an L2 deep sub-block), bytes.
     pub l2_unit_bytes: usize,
@@ -189,10 +212,13 @@ pub struct Plan {
     pub llc_bytes: usize,
     /// First layer of the deep pass.
     pub deep_start: u32,
+    /// The gathered passes, in order, before the deep pass.
     pub gathered: Vec<GatheredPass>,
     /// Every layer is a copy (r = log_rows): the codeword is the message row replicated.
     pub replicate_only: bool,
+    /// The deep pass (`None` when every layer is a copy).
     pub deep: Option<DeepPass>,
+    /// How finished rows reach the sink.
     pub sink: SinkPlan,
     /// Which forced values the plan used.
     pub config: PlanConfig,

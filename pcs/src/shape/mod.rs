@@ -16,11 +16,13 @@
 
 mod layout;
 pub mod memory;
+mod params;
 
 pub use layout::MessageLayout;
 /// The verifier's part of the shape (rows and lanes of a codeword) and its limits live in
 /// `ntt-verify`, so that a verifier can be built without the prover.
 pub use ntt_verify::shape::{CodewordShape, CodewordShapeError, MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS};
+pub use params::{CommitLanes, CommitParams};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -48,24 +50,47 @@ pub enum ShapeError {
     Codeword(#[from] CodewordShapeError),
     /// A buffer of words is not a whole number of rows.
     #[error("{words} words are not a whole number of rows of {lanes} lanes")]
-    RaggedRows { words: usize, lanes: usize },
+    RaggedRows {
+        /// Words in the buffer.
+        words: usize,
+        /// Words per row.
+        lanes: usize,
+    },
     /// The row count is not a power of two (or zero).
     #[error("{words} words are {rows} rows of {lanes} lanes; the row count must be a power of two")]
-    RowsNotPowerOfTwo { words: usize, lanes: usize, rows: usize },
+    RowsNotPowerOfTwo {
+        /// Words in the buffer.
+        words: usize,
+        /// Words per row.
+        lanes: usize,
+        /// The rows they make.
+        rows: usize,
+    },
     /// The message would have less than one row.
     #[error(
         "log inverse rate {log_inv_rate} is more than log rows {log_rows}: the message would have less than one row"
     )]
-    RateAboveRows { log_inv_rate: u32, log_rows: u32 },
+    RateAboveRows {
+        /// The log inverse rate asked for.
+        log_inv_rate: u32,
+        /// Log of the codeword's rows.
+        log_rows: u32,
+    },
     /// A very large expansion that was not asked for explicitly.
     #[error(
         "log inverse rate {log_inv_rate} makes the codeword 2^{log_inv_rate} times the witness; \
          more than 2^{MAX_BOUNDED_LOG_INV_RATE} must be allowed explicitly (--allow-large-expansion)"
     )]
-    LargeExpansion { log_inv_rate: u32 },
+    LargeExpansion {
+        /// The log inverse rate asked for.
+        log_inv_rate: u32,
+    },
     /// The codeword does not fit this host's address space.
     #[error("{shape} does not fit this machine's address space")]
-    Unaddressable { shape: CodewordShape },
+    Unaddressable {
+        /// The codeword asked for.
+        shape: CodewordShape,
+    },
     /// A buffer needs more memory than the machine offers now.
     #[error(
         "{what} needs {} of memory, more than the {} available ({limited_by})",
@@ -73,9 +98,13 @@ pub enum ShapeError {
         memory::human_bytes(*available)
     )]
     ExceedsMemory {
+        /// What the buffer is for.
         what: &'static str,
+        /// Bytes the buffer needs.
         needed: u64,
+        /// Bytes the machine offers now.
         available: u64,
+        /// What sets the limit (available memory, a cgroup limit).
         limited_by: &'static str,
     },
 }

@@ -1,7 +1,8 @@
 //! Helpers shared by the encoder tests.
 #![allow(dead_code)]
 
-use ntt_pcs::RowSink;
+use ntt_kernels::Backend;
+use ntt_pcs::{Encoder, RowSink};
 use ntt_runtime::{ThreadPool, ThreadPoolBuilder};
 use std::collections::HashMap;
 use std::mem::MaybeUninit;
@@ -24,6 +25,15 @@ pub fn pool(workers: usize) -> Arc<ThreadPool> {
             )
         })
         .clone()
+}
+
+/// An encoder with `backend` on the shared pool of `workers` workers.
+pub fn encoder(workers: usize, backend: Backend) -> Encoder {
+    Encoder::builder()
+        .pool(pool(workers))
+        .backend(backend)
+        .build()
+        .expect("an encoder on a given pool and backend sets up")
 }
 
 /// Deterministic pseudo-random words (splitmix64).

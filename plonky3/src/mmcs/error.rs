@@ -15,40 +15,69 @@ pub enum Blake3MmcsError {
     /// a codeword may have.
     #[error("matrix {matrix} ({height} rows × {width} values) cannot be committed: {reason}")]
     Dimensions {
+        /// Index of the matrix in the batch.
         matrix: usize,
+        /// Rows of the matrix.
         height: usize,
+        /// Values per row of the matrix.
         width: usize,
+        /// What is wrong with the dimensions.
         reason: &'static str,
     },
     /// The index is not a row of the tallest matrix.
     #[error("index {index} is out of range: the tallest matrix has {max_height} rows")]
-    IndexOutOfRange { index: usize, max_height: usize },
+    IndexOutOfRange {
+        /// The index asked for.
+        index: usize,
+        /// Rows of the tallest matrix.
+        max_height: usize,
+    },
     /// The opened values are not one list of rows per index.
     #[error("{got} lists of opened rows for {expected} indices")]
-    WrongQueryCount { expected: usize, got: usize },
+    WrongQueryCount {
+        /// How many there should be.
+        expected: usize,
+        /// How many there are.
+        got: usize,
+    },
     /// The rows opened at one index are not one row per matrix.
     #[error("index {query} opens {got} rows, the batch has {expected} matrices")]
     WrongBatchSize {
+        /// Position of the index among the queried indices.
         query: usize,
+        /// How many there should be.
         expected: usize,
+        /// How many there are.
         got: usize,
     },
     /// An opened row is not as wide as its matrix.
     #[error("index {query}, matrix {matrix}: the opened row has {got} values, the matrix is {expected} wide")]
     WrongRowWidth {
+        /// Position of the index among the queried indices.
         query: usize,
+        /// Index of the matrix in the batch.
         matrix: usize,
+        /// How many there should be.
         expected: usize,
+        /// How many there are.
         got: usize,
     },
     /// The proof does not open every matrix once.
     #[error("the proof opens {got} matrices, the batch has {expected}")]
-    WrongProofSize { expected: usize, got: usize },
+    WrongProofSize {
+        /// How many there should be.
+        expected: usize,
+        /// How many there are.
+        got: usize,
+    },
     /// The proof carries the wrong number of matrix roots.
     #[error("the proof carries {got} matrix roots, a batch of {matrices} matrices needs {expected}")]
     WrongRootCount {
+        /// Matrices in the batch.
         matrices: usize,
+        /// How many there should be.
         expected: usize,
+        /// How many there are.
         got: usize,
     },
     /// The matrices' roots do not hash to the commitment.
@@ -59,15 +88,28 @@ pub enum Blake3MmcsError {
         "matrix {matrix}: the proof carries {found} chunk bytes besides the opened rows, they need {expected}"
     )]
     RestBytes {
+        /// Index of the matrix in the batch.
         matrix: usize,
+        /// How many there should be.
         expected: u64,
+        /// What the proof carries.
         found: u64,
     },
     /// The engine's verifier refuses the opening of one matrix (in particular, the opened rows
     /// do not hash to the committed root).
     #[error("matrix {matrix}: {source}")]
-    Opening { matrix: usize, source: VerifyError },
+    Opening {
+        /// Index of the matrix in the batch.
+        matrix: usize,
+        /// The engine verifier's reason.
+        source: VerifyError,
+    },
     /// Two opened values of one row differ (an index opened twice with different rows).
     #[error("index {query}, matrix {matrix}: the opened row differs from the committed one")]
-    RowMismatch { query: usize, matrix: usize },
+    RowMismatch {
+        /// Position of the index among the queried indices.
+        query: usize,
+        /// Index of the matrix in the batch.
+        matrix: usize,
+    },
 }

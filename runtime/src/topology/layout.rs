@@ -53,16 +53,7 @@ impl WorkerLayout {
                     cpu,
                     core: pu.core,
                     numa_node: pu.numa_node,
-                    bound_to: match pin {
-                        PinPolicy::Cores => topology
-                            .pus
-                            .iter()
-                            .filter(|p| p.core == pu.core)
-                            .map(|p| p.os_index)
-                            .collect(),
-                        PinPolicy::Pus => vec![cpu],
-                        PinPolicy::None => Vec::new(),
-                    },
+                    bound_to: placement::pin_set(topology, cpu, pin),
                     steal_order,
                 }
             })

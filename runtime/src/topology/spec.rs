@@ -24,6 +24,7 @@ pub enum TopologySpec {
 
 /// A topology source that could not be understood or loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TopologyError {
     /// The text is none of the forms [`TopologySpec::parse`] accepts.
     #[error(

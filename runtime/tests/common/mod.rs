@@ -1,10 +1,13 @@
 //! Helpers shared by the runtime's integration tests.
 #![allow(dead_code)]
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ntt_runtime::{PinPolicy, ThreadPool, ThreadPoolBuilder, Topology};
+use ntt_runtime::{Graph, PinPolicy, RunError, TaskId, ThreadPool, ThreadPoolBuilder, Topology};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 
 /// Runs `f` on its own thread and fails the test if it has not finished within `secs` seconds,
 /// so a scheduler hang shows up as a failure instead of a stalled test run.
@@ -40,4 +43,56 @@ pub fn pool(n: usize, pin: PinPolicy) -> ThreadPool {
         .topology(Topology::detect())
         .build()
         .expect("pool")
+}
+
+/// A random DAG of fewer than `max_tasks` tasks where about one task in `panic_one_in` panics;
+/// runs it through `run_on` and checks that every task ran at most once, that the reported panic
+/// is one that happened, and that no successor of a task that panicked ran.
+pub fn random_dag_with_panics(
+    rng: &mut ChaCha8Rng,
+    max_tasks: usize,
+    panic_one_in: u32,
+    run_on: impl for<'t> Fn(&mut (dyn FnMut(&mut Graph<'t>) + Send + 't)) -> Result<(), RunError>,
+) {
+    let n = rng.random_range(1..max_tasks);
+    let panicking: Vec<bool> = (0..n).map(|_| rng.random_ratio(1, panic_one_in)).collect();
+    let edges: Vec<(usize, usize)> = (1..n)
+        .flat_map(|j| {
+            let k = rng.random_range(0..3);
+            (0..k).map(|_| (rng.random_range(0..j), j)).collect::<Vec<_>>()
+        })
+        .collect();
+    let ran: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+    let result = run_on(&mut |g: &mut Graph<'_>| {
+        let ids: Vec<TaskId> = (0..n)
+            .map(|t| {
+                let (ran, bad) = (&ran, panicking[t]);
+                g.add(move |_| {
+                    ran[t].fetch_add(1, Ordering::Relaxed);
+                    if bad {
+                        panic!("task {t}");
+                    }
+                })
+            })
+            .collect();
+        for &(a, b) in &edges {
+            g.depend(ids[a], ids[b]);
+        }
+    });
+    let ran: Vec<usize> = ran.iter().map(|r| r.load(Ordering::Relaxed)).collect();
+    assert!(ran.iter().all(|&r| r <= 1), "a task ran twice");
+    let panicked: Vec<usize> = (0..n).filter(|&t| panicking[t] && ran[t] == 1).collect();
+    match result {
+        Ok(()) => assert!(panicked.is_empty()),
+        Err(e) => {
+            let msg = e.message().expect("string payload").to_owned();
+            assert!(panicked.iter().any(|t| msg == format!("task {t}")), "{msg}");
+        }
+    }
+    // A task whose predecessor panicked never runs.
+    for &(a, b) in &edges {
+        if panicking[a] && ran[a] == 1 {
+            assert_eq!(ran[b], 0, "successor {b} of panicked {a} ran");
+        }
+    }
 }

@@ -6,9 +6,9 @@ use ntt_benches::p3_lch;
 use ntt_benches::rayon_lch::{HashThreads, RayonLch};
 use ntt_benches::timing::interleaved;
 use ntt_benches::witness::lanes_to_rows;
-use ntt_benches::{BenchShape, Engine, WITNESS_SEED, seeded_words};
+use ntt_benches::{BenchShape, Ours, WITNESS_SEED, seeded_words};
 use ntt_kernels::Backend;
-use ntt_pcs::MessageLayout;
+use ntt_pcs::CommitParams;
 use std::time::Instant;
 
 /// One comparison: every engine's median, and each baseline's time over the engine's.
@@ -35,7 +35,7 @@ type Candidate<'a> = (&'static str, Box<dyn FnMut() -> f64 + 'a>);
 ///
 /// The engine encodes in place from the row-major message (the setup that p3 gets); its codeword
 /// must equal the rayon baseline's, which is asserted.
-pub fn encode(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
+pub fn encode(engine: &Ours, shape: BenchShape, rounds: usize) -> Comparison {
     let workers = engine.workers;
     let pool = rayon_pool(workers);
     let message = seeded_words(shape.witness_words(), WITNESS_SEED);
@@ -51,7 +51,7 @@ pub fn encode(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
             Box::new(|| {
                 ours[..rows.len()].copy_from_slice(&rows);
                 let start = Instant::now();
-                engine.encode_in_place(&mut ours, lanes, r);
+                engine.encode_in_place(&mut ours, CommitParams::lanes(lanes).log_inv_rate(r));
                 start.elapsed().as_secs_f64()
             }),
         ),
@@ -90,7 +90,7 @@ pub fn encode(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
 
 /// Commit from the lane-major witness into a freshly allocated codeword each time; the roots
 /// must agree, which is asserted.
-pub fn commit(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
+pub fn commit(engine: &Ours, shape: BenchShape, rounds: usize) -> Comparison {
     let workers = engine.workers;
     let pool = rayon_pool(workers);
     let message = seeded_words(shape.witness_words(), WITNESS_SEED);
@@ -109,7 +109,7 @@ pub fn commit(engine: &Engine, shape: BenchShape, rounds: usize) -> Comparison {
                 let start = Instant::now();
                 let (commitment, data) = engine
                     .committer
-                    .commit(&message, MessageLayout::Lanes, lanes, r)
+                    .commit(&message, CommitParams::lanes(lanes).log_inv_rate(r))
                     .expect("a valid bench shape commits");
                 let secs = start.elapsed().as_secs_f64();
                 drop(data);

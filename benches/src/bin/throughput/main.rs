@@ -12,7 +12,7 @@ mod report;
 
 use args::Args;
 use clap::Parser;
-use ntt_benches::{Engine, Limits};
+use ntt_benches::{Limits, Ours};
 
 fn main() {
     let args = Args::parse();
@@ -50,7 +50,7 @@ fn main() {
         limits
     });
 
-    let engines: Vec<Engine> = workers.iter().map(|&w| Engine::new(w)).collect();
+    let engines: Vec<Ours> = workers.iter().map(|&w| Ours::new(w)).collect();
     let mut rows = Vec::new();
     for &shape in &table_shapes {
         if !args.json {

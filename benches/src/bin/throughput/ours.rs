@@ -3,11 +3,11 @@
 
 use crate::measurement::{Buffers, Measurement};
 use ntt_benches::bytes::as_le_bytes;
-use ntt_benches::engine::{Engine, warm_buffer};
+use ntt_benches::ours::{Ours, warm_buffer};
 use ntt_benches::timing::{Samples, interleaved};
 use ntt_benches::{BenchShape, Bounds, Limits, WITNESS_SEED, seeded_words};
-use ntt_pcs::commit::ProverData;
-use ntt_pcs::{Expansion, MessageLayout, Shape};
+use ntt_pcs::ProverData;
+use ntt_pcs::{CommitParams, Expansion, MessageLayout, Shape};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -38,7 +38,7 @@ impl Row {
 }
 
 /// The fresh-buffer and the reused-buffer rows of one shape at one worker count.
-pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option<&Limits>) -> [Row; 2] {
+pub fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: Option<&Limits>) -> [Row; 2] {
     let message = seeded_words(shape.witness_words(), WITNESS_SEED);
     let (lanes, r) = (shape.lanes, shape.log_inv_rate);
     let words = shape.codeword_words();
@@ -46,8 +46,8 @@ pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option
     let commit = |reuse: Option<ProverData>| {
         let start = Instant::now();
         let out = match reuse {
-            None => committer.commit(&message, MessageLayout::Lanes, lanes, r),
-            Some(old) => committer.commit_reusing(&message, MessageLayout::Lanes, lanes, r, old),
+            None => committer.commit(&message, CommitParams::lanes(lanes).log_inv_rate(r)),
+            Some(old) => committer.commit_reusing(&message, CommitParams::lanes(lanes).log_inv_rate(r), old),
         };
         let secs = start.elapsed().as_secs_f64();
         (out.expect("a valid bench shape commits").1, secs)
@@ -60,7 +60,11 @@ pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option
         let mut encode_fresh = || {
             let start = Instant::now();
             let mut buffer: Vec<u64> = Vec::with_capacity(words);
-            engine.encode_lanes(&message, &mut buffer.spare_capacity_mut()[..words], lanes, r);
+            engine.encode_lanes(
+                &message,
+                &mut buffer.spare_capacity_mut()[..words],
+                CommitParams::lanes(lanes).log_inv_rate(r),
+            );
             let secs = start.elapsed().as_secs_f64();
             drop(buffer);
             secs
@@ -72,7 +76,7 @@ pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option
         };
         let mut encode_reused = || {
             let start = Instant::now();
-            engine.encode_lanes(&message, &mut warm, lanes, r);
+            engine.encode_lanes(&message, &mut warm, CommitParams::lanes(lanes).log_inv_rate(r));
             start.elapsed().as_secs_f64()
         };
         let mut commit_reused = || {
@@ -96,7 +100,7 @@ pub fn measure(engine: &Engine, shape: BenchShape, rounds: usize, limits: Option
     // plain BLAKE3 hash of the codeword bytes.
     let data = reused.expect("the last commit's data is kept");
     // SAFETY: `encode_lanes` wrote every word of `warm` (and `warm_buffer` initialized it).
-    let encoded = unsafe { ntt_benches::engine::assume_init(&warm) };
+    let encoded = unsafe { ntt_benches::ours::assume_init(&warm) };
     assert!(
         data.codeword() == encoded,
         "commit and encode disagree at {}",

@@ -1,25 +1,29 @@
-//! ntt-engine set up the way the benches drive it: a pool of `workers`, the detected backend
-//! (or `NTT_BACKEND`), an [`Encoder`] and a [`Committer`] on them.
+//! ntt-engine's side of every comparison, set up the way the benches drive it: a pool of
+//! `workers`, the detected backend (or `NTT_BACKEND`), and a [`Committer`] (with its encoder) on
+//! them.
 
-use ntt_pcs::commit::Committer;
-use ntt_pcs::{Encoder, MessageLayout};
+use ntt_pcs::{CommitParams, Committer, Encoder, MessageLayout};
 use std::mem::MaybeUninit;
 
-/// Our encoder and committer on a pool of a fixed size.
+/// Our committer (and its encoder) on a pool of a fixed size.
 #[derive(Debug)]
-pub struct Engine {
+pub struct Ours {
+    /// Workers in the pool.
     pub workers: usize,
+    /// The committer; its encoder runs the encode-only measurements.
     pub committer: Committer,
 }
 
-impl Engine {
-    /// An engine on `workers` pinned workers.
+impl Ours {
+    /// Ours on `workers` workers, pinned by the pool's default policy.
     ///
     /// # Panics
     /// If the pool cannot start or `NTT_BACKEND` names a backend this CPU lacks (a bench has no
     /// better answer than stopping with the reason).
     pub fn new(workers: usize) -> Self {
-        let encoder = Encoder::from_env(Some(workers))
+        let encoder = Encoder::builder()
+            .workers(workers)
+            .build()
             .unwrap_or_else(|e| panic!("cannot set up {workers} workers: {e}"));
         let committer = Committer::new(encoder);
         Self { workers, committer }
@@ -34,15 +38,9 @@ impl Engine {
     ///
     /// # Panics
     /// If the encoder rejects the shape (the benches only pass valid ones).
-    pub fn encode_lanes(
-        &self,
-        witness: &[u64],
-        codeword: &mut [MaybeUninit<u64>],
-        lanes: usize,
-        log_inv_rate: u32,
-    ) {
+    pub fn encode_lanes(&self, witness: &[u64], codeword: &mut [MaybeUninit<u64>], params: CommitParams) {
         self.encoder()
-            .encode(witness, MessageLayout::Lanes, codeword, lanes, log_inv_rate, None)
+            .encode(witness, codeword, params, None)
             .expect("a valid bench shape encodes");
     }
 
@@ -50,9 +48,9 @@ impl Engine {
     ///
     /// # Panics
     /// If the encoder rejects the shape.
-    pub fn encode_in_place(&self, data: &mut [u64], lanes: usize, log_inv_rate: u32) {
+    pub fn encode_in_place(&self, data: &mut [u64], params: CommitParams) {
         self.encoder()
-            .encode_in_place(data, lanes, log_inv_rate, None)
+            .encode_in_place(data, params.layout(MessageLayout::Rows), None)
             .expect("a valid bench shape encodes");
     }
 }
