@@ -4,15 +4,21 @@
 //! once per group; every iteration checks its result. Groups:
 //!
 //! - `runtime/fan_out/tasks=N`: N empty tasks with no dependencies: a graph of N tasks vs N
-//!   `rayon::Scope::spawn`s, and `for_each` with grain 1 vs `par_iter().with_max_len(1)`.
+//!   `rayon::Scope::spawn`s, and `for_each` and `for_each_adaptive` with grain 1 vs
+//!   `par_iter().with_max_len(1)`.
 //!   Throughput in tasks.
 //! - `runtime/fork_join/leaves=2^20`: a binary reduction tree over 2^20 leaves: `rayon::join`
 //!   recursion vs `TaskContext::join` recursion, vs a graph with one task per tree node
 //!   (2^21 - 1 tasks, each internal node depending on its two children), and vs `for_each` over
-//!   the leaves with grain 1 (then a sequential sum). Throughput in leaves.
+//!   the leaves with grain 1 (then a sequential sum), and `for_each_adaptive` likewise.
+//!   Throughput in leaves.
 //! - `runtime/dag_stages/stages=S,width=W`: S butterfly stages of W tasks, task (s, i) depending
 //!   on (s-1, i) and (s-1, i ^ 2^(s mod log W)), each doing ~1 µs of arithmetic: one graph vs
 //!   one `par_iter` per stage (a barrier between stages).
+//!
+//! - `runtime/uneven_loop/items=4096`: 4096 items of ~1 µs, the first eighth 8x heavier:
+//!   `for_each` in four fixed chunks per worker (what the encoder did) and with grain 1,
+//!   `for_each_adaptive` with grain 1, and `par_iter`.
 //!
 //! Two figures criterion cannot time (their cost is dominated by sleeping) are measured by hand
 //! and printed before the criterion groups:
@@ -91,6 +97,16 @@ fn fan_out(c: &mut Criterion) {
             b.iter(|| {
                 let count = AtomicU64::new(0);
                 pool.for_each(0..n, 1, |r, _| {
+                    black_box(r);
+                    count.fetch_add(1, Ordering::Relaxed);
+                });
+                assert_eq!(count.load(Ordering::Relaxed), n as u64);
+            });
+        });
+        group.bench_function(BenchmarkId::new("ntt_for_each_adaptive_grain1", &param), |b| {
+            b.iter(|| {
+                let count = AtomicU64::new(0);
+                pool.for_each_adaptive(0..n, 1, |r, _| {
                     black_box(r);
                     count.fetch_add(1, Ordering::Relaxed);
                 });
@@ -196,6 +212,15 @@ fn ntt_flat_leaves(pool: &ThreadPool, log_leaves: u32) -> u64 {
     vals.iter().map(|v| v.load(Ordering::Relaxed)).sum()
 }
 
+fn ntt_adaptive_leaves(pool: &ThreadPool, log_leaves: u32) -> u64 {
+    let leaves = 1usize << log_leaves;
+    let vals: Vec<AtomicU64> = (0..leaves).map(|_| AtomicU64::new(0)).collect();
+    pool.for_each_adaptive(0..leaves, 1, |r, _| {
+        vals[r.start].store(leaf(r.start as u64), Ordering::Relaxed);
+    });
+    vals.iter().map(|v| v.load(Ordering::Relaxed)).sum()
+}
+
 fn fork_join(c: &mut Criterion) {
     let pool = ntt_pool();
     let rpool = rayon_pool(pool.num_workers());
@@ -217,6 +242,9 @@ fn fork_join(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("ntt_flat_leaves", &param), |b| {
         b.iter(|| assert_eq!(ntt_flat_leaves(&pool, LOG_LEAVES), expect));
     });
+    group.bench_function(BenchmarkId::new("ntt_adaptive_leaves", &param), |b| {
+        b.iter(|| assert_eq!(ntt_adaptive_leaves(&pool, LOG_LEAVES), expect));
+    });
     group.finish();
 }
 
@@ -227,6 +255,66 @@ fn stage_work(a: u64, b: u64) -> u64 {
         x = black_box(x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(23));
     }
     x
+}
+
+/// Items of the uneven loop, and how much heavier the first eighth of them is.
+const UNEVEN_ITEMS: usize = 4096;
+const UNEVEN_SKEW: usize = 8;
+
+/// Item `i`'s work: ~1 µs, `UNEVEN_SKEW` times that in the first eighth of the range.
+fn uneven_item(i: usize) -> u64 {
+    let reps = if i < UNEVEN_ITEMS / 8 { UNEVEN_SKEW } else { 1 };
+    (0..reps).fold(i as u64, |x, r| stage_work(x, r as u64))
+}
+
+fn uneven_loop(c: &mut Criterion) {
+    let pool = ntt_pool();
+    let rpool = rayon_pool(pool.num_workers());
+    let n = UNEVEN_ITEMS;
+    let expect: u64 = (0..n).map(uneven_item).fold(0, u64::wrapping_add);
+    let mut group = c.benchmark_group("runtime/uneven_loop");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(n as u64));
+    let param = format!("items={n}");
+    let check = |sum: &AtomicU64| assert_eq!(sum.load(Ordering::Relaxed), expect);
+    let add = |sum: &AtomicU64, r: std::ops::Range<usize>| {
+        let part = r.map(uneven_item).fold(0, u64::wrapping_add);
+        sum.fetch_add(part, Ordering::Relaxed);
+    };
+    // Four fixed chunks per worker: what the encoder's passes did before splitting on demand.
+    let chunk = n.div_ceil(4 * pool.num_workers());
+    group.bench_function(
+        BenchmarkId::new("ntt_for_each_4_chunks_per_worker", &param),
+        |b| {
+            b.iter(|| {
+                let sum = AtomicU64::new(0);
+                pool.for_each(0..n, chunk, |r, _| add(&sum, r));
+                check(&sum);
+            });
+        },
+    );
+    group.bench_function(BenchmarkId::new("ntt_for_each_grain1", &param), |b| {
+        b.iter(|| {
+            let sum = AtomicU64::new(0);
+            pool.for_each(0..n, 1, |r, _| add(&sum, r));
+            check(&sum);
+        });
+    });
+    group.bench_function(BenchmarkId::new("ntt_for_each_adaptive_grain1", &param), |b| {
+        b.iter(|| {
+            let sum = AtomicU64::new(0);
+            pool.for_each_adaptive(0..n, 1, |r, _| add(&sum, r));
+            check(&sum);
+        });
+    });
+    group.bench_function(BenchmarkId::new("rayon_par_iter", &param), |b| {
+        b.iter(|| {
+            let sum = AtomicU64::new(0);
+            rpool.install(|| (0..n).into_par_iter().for_each(|i| add(&sum, i..i + 1)));
+            check(&sum);
+        });
+    });
+    group.finish();
 }
 
 fn dag_stages(c: &mut Criterion) {
@@ -500,5 +588,6 @@ fn main() {
     fan_out(&mut c);
     fork_join(&mut c);
     dag_stages(&mut c);
+    uneven_loop(&mut c);
     c.final_summary();
 }
