@@ -23,7 +23,10 @@ fn check_cover(pool: &ThreadPool, start: usize, len: usize, grain: usize) {
     pool.for_each_adaptive(start..start + len, grain, |r, _| {
         assert!(!r.is_empty() && r.len() <= g, "{r:?} with grain {g}");
         assert_eq!((r.start - start) % g, 0, "{r:?} not on a grain boundary");
-        assert!(r.len() == g || r.end == start + len, "a short piece before the end: {r:?}");
+        assert!(
+            r.len() == g || r.end == start + len,
+            "a short piece before the end: {r:?}"
+        );
         for i in r {
             hits[i - start].fetch_add(1, Ordering::Relaxed);
         }
@@ -104,7 +107,10 @@ fn a_one_worker_pool_and_an_inline_run_stay_on_one_thread() {
         let one = pool(1, PinPolicy::None);
         let threads = Mutex::new(HashSet::new());
         one.for_each_adaptive(0..10_000, 1, |_, _| {
-            threads.lock().expect("threads").insert(std::thread::current().id());
+            threads
+                .lock()
+                .expect("threads")
+                .insert(std::thread::current().id());
         });
         assert_eq!(threads.lock().expect("threads").len(), 1);
 
