@@ -177,9 +177,10 @@ impl Growth {
         if base.is_null() {
             return None;
         }
-        // SAFETY: a non-null segment holds `segment_len(segment) > offset` nodes and lives as
-        // long as `self`.
-        let node = unsafe { &*base.add(offset) };
+        // SAFETY: a non-null segment holds `segment_len(segment) > offset` nodes.
+        let node = unsafe { base.add(offset) };
+        // SAFETY: as above; segments live as long as `self`.
+        let node = unsafe { &*node };
         node.published.load(Ordering::Acquire).then_some(node)
     }
 
@@ -219,9 +220,11 @@ impl Growth {
                 }
             }
         }
-        // SAFETY: the segment holds `segment_len(segment) > offset` nodes and lives as long as
-        // `self`; node `i` is handed out once, by the `fetch_add` above.
-        (index as u32, unsafe { &*base.add(offset) })
+        // SAFETY: the segment holds `segment_len(segment) > offset` nodes.
+        let node = unsafe { base.add(offset) };
+        // SAFETY: as above; segments live as long as `self`, and node `i` is handed out once,
+        // by the `fetch_add` above.
+        (index as u32, unsafe { &*node })
     }
 
     /// Takes grown task `index`'s closure.
