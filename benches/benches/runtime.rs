@@ -35,6 +35,11 @@
 //! - many workers (only with `NTT_BENCH_MANY_WORKERS=1`): pools of 2, 512 and 4096 workers:
 //!   build time, a 64-task `for_each` from outside (50 runs, median and p90), drop time.
 //!
+//! - noisy neighbour (only with `NTT_BENCH_NOISY=1`, which then skips everything else): a
+//!   thread spinning on the first allowed CPU while a 2-worker pool on the first two runs an
+//!   even loop (fixed chunks, then split on demand) and a commit, against a 1-worker pool on
+//!   the second CPU alone; medians of 21 interleaved samples, and the 1-worker/2-worker ratio.
+//!
 //! Run: `cargo bench -p ntt-benches --bench runtime`.
 
 use std::hint::black_box;
@@ -527,6 +532,124 @@ fn small_commits() {
     }
 }
 
+/// Binds the calling thread to `cpus` (and threads it starts afterwards, which inherit it).
+fn bind_to(cpus: &[usize]) {
+    // SAFETY: a zeroed `cpu_set_t` is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        // SAFETY: `c` is below CPU_SETSIZE (an allowed CPU number of this machine).
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; 0 is the calling thread.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    assert_eq!(rc, 0, "sched_setaffinity({cpus:?})");
+}
+
+/// The CPUs the process may run on.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: a zeroed `cpu_set_t` is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid, writable cpu_set_t of the size passed.
+    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    assert_eq!(rc, 0, "sched_getaffinity");
+    // SAFETY: `set` was filled in above.
+    (0..libc::CPU_SETSIZE as usize)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect()
+}
+
+/// A busy neighbour: a thread spinning on CPU `a` while a 2-worker pool (pinned to CPUs `a` and
+/// `b`) runs a pass, against a 1-worker pool on CPU `b` alone. The pass is an even loop of
+/// 4096 items of ~1 µs (in four fixed chunks per worker, as the encoder used to, and split on
+/// demand) and a commit (the encoder's passes as built); 21 interleaved samples, medians.
+fn noisy_neighbour() {
+    const SAMPLES: usize = 21;
+    let allowed = allowed_cpus();
+    let [a, b] = [allowed[0], *allowed.get(1).expect("two allowed CPUs")];
+    bind_to(&[a, b]);
+    let two = Arc::new(ThreadPoolBuilder::new().num_threads(2).build().expect("pool"));
+    bind_to(&[b]);
+    let one = Arc::new(ThreadPoolBuilder::new().num_threads(1).build().expect("pool"));
+    bind_to(&allowed);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let spinner = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            bind_to(&[a]);
+            let mut x = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                x = black_box(x.wrapping_add(1));
+            }
+        })
+    };
+    let n = 4096;
+    let expect: u64 = (0..n).map(|i| stage_work(i as u64, 1)).fold(0, u64::wrapping_add);
+    let even = |sum: &AtomicU64, r: std::ops::Range<usize>| {
+        let part = r.map(|i| stage_work(i as u64, 1)).fold(0, u64::wrapping_add);
+        sum.fetch_add(part, Ordering::Relaxed);
+    };
+    let fixed = |pool: &ThreadPool| {
+        let sum = AtomicU64::new(0);
+        pool.for_each(0..n, n.div_ceil(4 * pool.num_workers()), |r, _| even(&sum, r));
+        assert_eq!(sum.into_inner(), expect);
+    };
+    let adaptive = |pool: &ThreadPool| {
+        let sum = AtomicU64::new(0);
+        pool.for_each_adaptive(0..n, 1, |r, _| even(&sum, r));
+        assert_eq!(sum.into_inner(), expect);
+    };
+    let (log_rows, lanes) = (14u32, 64usize);
+    let witness = ntt_benches::witness(log_rows).repeat(lanes);
+    let committers: Vec<Committer> = [&two, &one]
+        .iter()
+        .map(|p| Committer::new(Encoder::new(Arc::clone(p), Backend::detect())))
+        .collect();
+    let commit = |c: &Committer| {
+        let (commitment, _) = c
+            .commit(&witness, MessageLayout::Lanes, lanes, 1)
+            .expect("commit");
+        commitment.root()
+    };
+    let time = |f: &dyn Fn()| {
+        let t0 = Instant::now();
+        f();
+        t0.elapsed()
+    };
+    let mut times = vec![Vec::with_capacity(SAMPLES); 6];
+    for _ in 0..SAMPLES {
+        times[0].push(time(&|| fixed(&two)));
+        times[1].push(time(&|| fixed(&one)));
+        times[2].push(time(&|| adaptive(&two)));
+        times[3].push(time(&|| adaptive(&one)));
+        times[4].push(time(&|| {
+            black_box(commit(&committers[0]));
+        }));
+        times[5].push(time(&|| {
+            black_box(commit(&committers[1]));
+        }));
+    }
+    stop.store(true, Ordering::Relaxed);
+    spinner.join().expect("spinner");
+    let median = |t: &mut Vec<Duration>| {
+        t.sort();
+        percentile(t, 0.5)
+    };
+    let m: Vec<Duration> = times.iter_mut().map(median).collect();
+    println!(
+        "runtime/noisy_neighbour  busy loop on CPU {a}; 2 workers on CPUs {a},{b} vs 1 worker on CPU {b}"
+    );
+    for (name, two, one) in [
+        ("loop, 4 fixed chunks/worker", m[0], m[1]),
+        ("loop, split on demand", m[2], m[3]),
+        ("commit 2^14 x 64, rate 1/2", m[4], m[5]),
+    ] {
+        println!(
+            "runtime/noisy_neighbour  {name:<28} 2 workers {two:>9.2?}  1 worker {one:>9.2?}  ({:.2}x)",
+            one.as_secs_f64() / two.as_secs_f64()
+        );
+    }
+}
+
 /// Pools far larger than the machine: building one, running small graphs on it (handed to
 /// the workers, never inline) and dropping it, at 2, 512 and 4096 workers.
 fn many_workers() {
@@ -565,6 +688,10 @@ fn main() {
     }
     if std::env::var_os("NTT_BENCH_MANY_WORKERS").is_some() {
         many_workers();
+    }
+    if std::env::var_os("NTT_BENCH_NOISY").is_some() {
+        noisy_neighbour();
+        return;
     }
     {
         let pool = ntt_pool();
