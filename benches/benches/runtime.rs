@@ -615,7 +615,7 @@ fn noisy_neighbour() {
         f();
         t0.elapsed()
     };
-    let mut times = vec![Vec::with_capacity(SAMPLES); 6];
+    let mut times: Vec<Vec<Duration>> = (0..6).map(|_| Vec::with_capacity(SAMPLES)).collect();
     for _ in 0..SAMPLES {
         times[0].push(time(&|| fixed(&two)));
         times[1].push(time(&|| fixed(&one)));
