@@ -4,15 +4,21 @@
 //! once per group; every iteration checks its result. Groups:
 //!
 //! - `runtime/fan_out/tasks=N`: N empty tasks with no dependencies: a graph of N tasks vs N
-//!   `rayon::Scope::spawn`s, and `for_each` with grain 1 vs `par_iter().with_max_len(1)`.
+//!   `rayon::Scope::spawn`s, and `for_each` and `for_each_adaptive` with grain 1 vs
+//!   `par_iter().with_max_len(1)`.
 //!   Throughput in tasks.
 //! - `runtime/fork_join/leaves=2^20`: a binary reduction tree over 2^20 leaves: `rayon::join`
 //!   recursion vs `TaskContext::join` recursion, vs a graph with one task per tree node
 //!   (2^21 - 1 tasks, each internal node depending on its two children), and vs `for_each` over
-//!   the leaves with grain 1 (then a sequential sum). Throughput in leaves.
+//!   the leaves with grain 1 (then a sequential sum), and `for_each_adaptive` likewise.
+//!   Throughput in leaves.
 //! - `runtime/dag_stages/stages=S,width=W`: S butterfly stages of W tasks, task (s, i) depending
 //!   on (s-1, i) and (s-1, i ^ 2^(s mod log W)), each doing ~1 µs of arithmetic: one graph vs
 //!   one `par_iter` per stage (a barrier between stages).
+//!
+//! - `runtime/uneven_loop/items=4096`: 4096 items of ~1 µs, the first eighth 8x heavier:
+//!   `for_each` in four fixed chunks per worker (what the encoder did) and with grain 1,
+//!   `for_each_adaptive` with grain 1, and `par_iter`.
 //!
 //! Two figures criterion cannot time (their cost is dominated by sleeping) are measured by hand
 //! and printed before the criterion groups:
@@ -28,6 +34,11 @@
 //!   always hands off; 41 interleaved samples, medians and ratios to inline.
 //! - many workers (only with `NTT_BENCH_MANY_WORKERS=1`): pools of 2, 512 and 4096 workers:
 //!   build time, a 64-task `for_each` from outside (50 runs, median and p90), drop time.
+//!
+//! - noisy neighbour (only with `NTT_BENCH_NOISY=1`, which then skips everything else): a
+//!   thread spinning on the first allowed CPU while a 2-worker pool on the first two runs an
+//!   even loop (fixed chunks, then split on demand) and a commit, against a 1-worker pool on
+//!   the second CPU alone; medians of 21 interleaved samples, and the 1-worker/2-worker ratio.
 //!
 //! Run: `cargo bench -p ntt-benches --bench runtime`.
 
@@ -91,6 +102,16 @@ fn fan_out(c: &mut Criterion) {
             b.iter(|| {
                 let count = AtomicU64::new(0);
                 pool.for_each(0..n, 1, |r, _| {
+                    black_box(r);
+                    count.fetch_add(1, Ordering::Relaxed);
+                });
+                assert_eq!(count.load(Ordering::Relaxed), n as u64);
+            });
+        });
+        group.bench_function(BenchmarkId::new("ntt_for_each_adaptive_grain1", &param), |b| {
+            b.iter(|| {
+                let count = AtomicU64::new(0);
+                pool.for_each_adaptive(0..n, 1, |r, _| {
                     black_box(r);
                     count.fetch_add(1, Ordering::Relaxed);
                 });
@@ -196,6 +217,15 @@ fn ntt_flat_leaves(pool: &ThreadPool, log_leaves: u32) -> u64 {
     vals.iter().map(|v| v.load(Ordering::Relaxed)).sum()
 }
 
+fn ntt_adaptive_leaves(pool: &ThreadPool, log_leaves: u32) -> u64 {
+    let leaves = 1usize << log_leaves;
+    let vals: Vec<AtomicU64> = (0..leaves).map(|_| AtomicU64::new(0)).collect();
+    pool.for_each_adaptive(0..leaves, 1, |r, _| {
+        vals[r.start].store(leaf(r.start as u64), Ordering::Relaxed);
+    });
+    vals.iter().map(|v| v.load(Ordering::Relaxed)).sum()
+}
+
 fn fork_join(c: &mut Criterion) {
     let pool = ntt_pool();
     let rpool = rayon_pool(pool.num_workers());
@@ -217,6 +247,9 @@ fn fork_join(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("ntt_flat_leaves", &param), |b| {
         b.iter(|| assert_eq!(ntt_flat_leaves(&pool, LOG_LEAVES), expect));
     });
+    group.bench_function(BenchmarkId::new("ntt_adaptive_leaves", &param), |b| {
+        b.iter(|| assert_eq!(ntt_adaptive_leaves(&pool, LOG_LEAVES), expect));
+    });
     group.finish();
 }
 
@@ -227,6 +260,66 @@ fn stage_work(a: u64, b: u64) -> u64 {
         x = black_box(x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(23));
     }
     x
+}
+
+/// Items of the uneven loop, and how much heavier the first eighth of them is.
+const UNEVEN_ITEMS: usize = 4096;
+const UNEVEN_SKEW: usize = 8;
+
+/// Item `i`'s work: ~1 µs, `UNEVEN_SKEW` times that in the first eighth of the range.
+fn uneven_item(i: usize) -> u64 {
+    let reps = if i < UNEVEN_ITEMS / 8 { UNEVEN_SKEW } else { 1 };
+    (0..reps).fold(i as u64, |x, r| stage_work(x, r as u64))
+}
+
+fn uneven_loop(c: &mut Criterion) {
+    let pool = ntt_pool();
+    let rpool = rayon_pool(pool.num_workers());
+    let n = UNEVEN_ITEMS;
+    let expect: u64 = (0..n).map(uneven_item).fold(0, u64::wrapping_add);
+    let mut group = c.benchmark_group("runtime/uneven_loop");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(n as u64));
+    let param = format!("items={n}");
+    let check = |sum: &AtomicU64| assert_eq!(sum.load(Ordering::Relaxed), expect);
+    let add = |sum: &AtomicU64, r: std::ops::Range<usize>| {
+        let part = r.map(uneven_item).fold(0, u64::wrapping_add);
+        sum.fetch_add(part, Ordering::Relaxed);
+    };
+    // Four fixed chunks per worker: what the encoder's passes did before splitting on demand.
+    let chunk = n.div_ceil(4 * pool.num_workers());
+    group.bench_function(
+        BenchmarkId::new("ntt_for_each_4_chunks_per_worker", &param),
+        |b| {
+            b.iter(|| {
+                let sum = AtomicU64::new(0);
+                pool.for_each(0..n, chunk, |r, _| add(&sum, r));
+                check(&sum);
+            });
+        },
+    );
+    group.bench_function(BenchmarkId::new("ntt_for_each_grain1", &param), |b| {
+        b.iter(|| {
+            let sum = AtomicU64::new(0);
+            pool.for_each(0..n, 1, |r, _| add(&sum, r));
+            check(&sum);
+        });
+    });
+    group.bench_function(BenchmarkId::new("ntt_for_each_adaptive_grain1", &param), |b| {
+        b.iter(|| {
+            let sum = AtomicU64::new(0);
+            pool.for_each_adaptive(0..n, 1, |r, _| add(&sum, r));
+            check(&sum);
+        });
+    });
+    group.bench_function(BenchmarkId::new("rayon_par_iter", &param), |b| {
+        b.iter(|| {
+            let sum = AtomicU64::new(0);
+            rpool.install(|| (0..n).into_par_iter().for_each(|i| add(&sum, i..i + 1)));
+            check(&sum);
+        });
+    });
+    group.finish();
 }
 
 fn dag_stages(c: &mut Criterion) {
@@ -446,6 +539,124 @@ fn small_commits() {
     }
 }
 
+/// Binds the calling thread to `cpus` (and threads it starts afterwards, which inherit it).
+fn bind_to(cpus: &[usize]) {
+    // SAFETY: a zeroed `cpu_set_t` is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        // SAFETY: `c` is below CPU_SETSIZE (an allowed CPU number of this machine).
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; 0 is the calling thread.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    assert_eq!(rc, 0, "sched_setaffinity({cpus:?})");
+}
+
+/// The CPUs the process may run on.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: a zeroed `cpu_set_t` is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid, writable cpu_set_t of the size passed.
+    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    assert_eq!(rc, 0, "sched_getaffinity");
+    // SAFETY: `set` was filled in above.
+    (0..libc::CPU_SETSIZE as usize)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect()
+}
+
+/// A busy neighbour: a thread spinning on CPU `a` while a 2-worker pool (pinned to CPUs `a` and
+/// `b`) runs a pass, against a 1-worker pool on CPU `b` alone. The pass is an even loop of
+/// 4096 items of ~1 µs (in four fixed chunks per worker, as the encoder used to, and split on
+/// demand) and a commit (the encoder's passes as built); 21 interleaved samples, medians.
+fn noisy_neighbour() {
+    const SAMPLES: usize = 21;
+    let allowed = allowed_cpus();
+    let [a, b] = [allowed[0], *allowed.get(1).expect("two allowed CPUs")];
+    bind_to(&[a, b]);
+    let two = Arc::new(ThreadPoolBuilder::new().num_threads(2).build().expect("pool"));
+    bind_to(&[b]);
+    let one = Arc::new(ThreadPoolBuilder::new().num_threads(1).build().expect("pool"));
+    bind_to(&allowed);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let spinner = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            bind_to(&[a]);
+            let mut x = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                x = black_box(x.wrapping_add(1));
+            }
+        })
+    };
+    let n = 4096;
+    let expect: u64 = (0..n).map(|i| stage_work(i as u64, 1)).fold(0, u64::wrapping_add);
+    let even = |sum: &AtomicU64, r: std::ops::Range<usize>| {
+        let part = r.map(|i| stage_work(i as u64, 1)).fold(0, u64::wrapping_add);
+        sum.fetch_add(part, Ordering::Relaxed);
+    };
+    let fixed = |pool: &ThreadPool| {
+        let sum = AtomicU64::new(0);
+        pool.for_each(0..n, n.div_ceil(4 * pool.num_workers()), |r, _| even(&sum, r));
+        assert_eq!(sum.into_inner(), expect);
+    };
+    let adaptive = |pool: &ThreadPool| {
+        let sum = AtomicU64::new(0);
+        pool.for_each_adaptive(0..n, 1, |r, _| even(&sum, r));
+        assert_eq!(sum.into_inner(), expect);
+    };
+    let (log_rows, lanes) = (14u32, 64usize);
+    let witness = ntt_benches::witness(log_rows).repeat(lanes);
+    let committers: Vec<Committer> = [&two, &one]
+        .iter()
+        .map(|p| Committer::new(Encoder::new(Arc::clone(p), Backend::detect())))
+        .collect();
+    let commit = |c: &Committer| {
+        let (commitment, _) = c
+            .commit(&witness, MessageLayout::Lanes, lanes, 1)
+            .expect("commit");
+        commitment.root()
+    };
+    let time = |f: &dyn Fn()| {
+        let t0 = Instant::now();
+        f();
+        t0.elapsed()
+    };
+    let mut times: Vec<Vec<Duration>> = (0..6).map(|_| Vec::with_capacity(SAMPLES)).collect();
+    for _ in 0..SAMPLES {
+        times[0].push(time(&|| fixed(&two)));
+        times[1].push(time(&|| fixed(&one)));
+        times[2].push(time(&|| adaptive(&two)));
+        times[3].push(time(&|| adaptive(&one)));
+        times[4].push(time(&|| {
+            black_box(commit(&committers[0]));
+        }));
+        times[5].push(time(&|| {
+            black_box(commit(&committers[1]));
+        }));
+    }
+    stop.store(true, Ordering::Relaxed);
+    spinner.join().expect("spinner");
+    let median = |t: &mut Vec<Duration>| {
+        t.sort();
+        percentile(t, 0.5)
+    };
+    let m: Vec<Duration> = times.iter_mut().map(median).collect();
+    println!(
+        "runtime/noisy_neighbour  busy loop on CPU {a}; 2 workers on CPUs {a},{b} vs 1 worker on CPU {b}"
+    );
+    for (name, two, one) in [
+        ("loop, 4 fixed chunks/worker", m[0], m[1]),
+        ("loop, split on demand", m[2], m[3]),
+        ("commit 2^14 x 64, rate 1/2", m[4], m[5]),
+    ] {
+        println!(
+            "runtime/noisy_neighbour  {name:<28} 2 workers {two:>9.2?}  1 worker {one:>9.2?}  ({:.2}x)",
+            one.as_secs_f64() / two.as_secs_f64()
+        );
+    }
+}
+
 /// Pools far larger than the machine: building one, running small graphs on it (handed to
 /// the workers, never inline) and dropping it, at 2, 512 and 4096 workers.
 fn many_workers() {
@@ -485,6 +696,10 @@ fn main() {
     if std::env::var_os("NTT_BENCH_MANY_WORKERS").is_some() {
         many_workers();
     }
+    if std::env::var_os("NTT_BENCH_NOISY").is_some() {
+        noisy_neighbour();
+        return;
+    }
     {
         let pool = ntt_pool();
         let rpool = rayon_pool(pool.num_workers());
@@ -507,5 +722,6 @@ fn main() {
     fan_out(&mut c);
     fork_join(&mut c);
     dag_stages(&mut c);
+    uneven_loop(&mut c);
     c.final_summary();
 }

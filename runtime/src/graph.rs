@@ -15,6 +15,21 @@
 //!
 //! The worker that finishes a task decrements its successors' counters; of those that reach
 //! zero it runs one itself (continuation) and pushes the rest onto its own deque.
+//!
+//! # Graphs that grow
+//!
+//! A task added with [`Graph::add_growing`] gets a [`Grower`] and may add tasks to the running
+//! graph (`grow.rs`), each after any tasks already in it. The rule that keeps counting right:
+//!
+//! - a grown task may only wait for tasks that already exist, so the graph stays acyclic and
+//!   needs no check;
+//! - in a growing graph every task also has a successor list that its runner closes when the
+//!   task finishes; an edge onto a closed list is already satisfied and is not counted, so a
+//!   successor of a finished task still runs;
+//! - a grown task is counted as unfinished before the task that adds it finishes, so the run
+//!   (whose count that task still holds) cannot complete before every grown task has.
+//!
+//! Grown tasks become ready, run, panic and are skipped exactly like the graph's own tasks.
 
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -23,6 +38,7 @@ use std::ptr::NonNull;
 
 use crate::arena::Arena;
 use crate::context::TaskContext;
+use crate::grow::{GrowAt, Grower, call_growing};
 
 /// Identifies a task inside one [`Graph`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,15 +54,15 @@ impl TaskId {
 /// A type-erased task closure in the arena.
 pub(crate) struct TaskSlot {
     pub(crate) data: NonNull<u8>,
-    /// Moves the closure out of `data` and calls it.
-    pub(crate) call: unsafe fn(NonNull<u8>, &TaskContext<'_>),
+    /// Moves the closure out of `data` and calls it (a growing task also gets its `Grower`).
+    pub(crate) call: unsafe fn(NonNull<u8>, &TaskContext<'_>, GrowAt<'_>),
     /// Drops the closure in place without calling it.
     pub(crate) drop: unsafe fn(NonNull<u8>),
 }
 
 /// # Safety
 /// `data` must point to a live `F` that is consumed by this call (not used afterwards).
-unsafe fn call_task<F: FnOnce(&TaskContext<'_>)>(data: NonNull<u8>, ctx: &TaskContext<'_>) {
+unsafe fn call_task<F: FnOnce(&TaskContext<'_>)>(data: NonNull<u8>, ctx: &TaskContext<'_>, _: GrowAt<'_>) {
     // SAFETY: the caller guarantees `data` holds a live `F` that nobody else will use.
     let f = unsafe { data.cast::<F>().read() };
     f(ctx);
@@ -101,6 +117,9 @@ pub struct Graph<'s> {
     arena: Arena,
     slots: Vec<TaskSlot>,
     edges: Vec<(u32, u32)>,
+    /// Whether a task was added with [`Graph::add_growing`]: the run then keeps successor
+    /// lists that grown tasks can join (`grow.rs`).
+    growing: bool,
     /// Set once a run has consumed every closure (called or dropped it).
     consumed: bool,
     /// Invariant in `'s`: closures borrowing `'s` data must not be added to a graph that
@@ -146,6 +165,7 @@ impl<'s> Graph<'s> {
             arena: storage.arena,
             slots: storage.slots,
             edges: storage.edges,
+            growing: false,
             consumed: false,
             _borrows: PhantomData,
         }
@@ -160,10 +180,7 @@ impl<'s> Graph<'s> {
     }
 
     fn add_typed<F: FnOnce(&TaskContext<'_>) + Send + 's>(&mut self, task: F) -> TaskId {
-        assert!(
-            self.slots.len() < (u32::MAX - 1) as usize,
-            "a graph holds at most u32::MAX - 2 tasks"
-        );
+        self.check_room();
         let data = self.arena.alloc(task).cast::<u8>();
         self.slots.push(TaskSlot {
             data,
@@ -171,6 +188,45 @@ impl<'s> Graph<'s> {
             drop: drop_task::<F>,
         });
         TaskId(self.slots.len() - 1)
+    }
+
+    /// Adds a task that may grow the graph while it runs: besides its context it gets a
+    /// [`Grower`], through which it adds tasks to this graph (that may depend on tasks already
+    /// in it, finished or not, and may grow it in turn). The run returns once every task,
+    /// grown ones included, has finished. See [`Grower`] for an example.
+    ///
+    /// A graph with growing tasks costs one more atomic successor list per task; graphs
+    /// without them run exactly as before.
+    ///
+    /// # Panics
+    /// If the graph already holds `u32::MAX - 1` tasks.
+    pub fn add_growing(
+        &mut self,
+        task: impl FnOnce(&TaskContext<'_>, &Grower<'_, 's>) + Send + 's,
+    ) -> TaskId {
+        self.add_growing_typed(task)
+    }
+
+    fn add_growing_typed<F>(&mut self, task: F) -> TaskId
+    where
+        F: FnOnce(&TaskContext<'_>, &Grower<'_, 's>) + Send + 's,
+    {
+        self.check_room();
+        self.growing = true;
+        let data = self.arena.alloc(task).cast::<u8>();
+        self.slots.push(TaskSlot {
+            data,
+            call: call_growing::<F>,
+            drop: drop_task::<F>,
+        });
+        TaskId(self.slots.len() - 1)
+    }
+
+    fn check_room(&self) {
+        assert!(
+            self.slots.len() < (u32::MAX - 1) as usize,
+            "a graph holds at most u32::MAX - 2 tasks"
+        );
     }
 
     /// `after` runs only once `before` has finished.
@@ -215,6 +271,7 @@ impl<'s> Graph<'s> {
                 succ: Vec::new(),
                 roots: Vec::new(),
                 root_count: n as u32,
+                growing: self.growing,
             });
         }
         let mut succ_start = vec![0u32; n + 1];
@@ -242,6 +299,7 @@ impl<'s> Graph<'s> {
             succ,
             root_count: roots.len() as u32,
             roots,
+            growing: self.growing,
         })
     }
 
@@ -316,6 +374,8 @@ pub(crate) struct Schedule {
     /// `i`).
     pub(crate) roots: Vec<u32>,
     pub(crate) root_count: u32,
+    /// Whether the graph has growing tasks (the run then keeps successor lists).
+    pub(crate) growing: bool,
 }
 
 impl Drop for Graph<'_> {

@@ -12,6 +12,12 @@
 //!   `src/sleep/README.md` for the protocol).
 //! - A panicking task poisons its graph: unstarted tasks are skipped, and the first panic is
 //!   re-raised by [`ThreadPool::run`] or returned by [`ThreadPool::try_run`].
+//! - A task added with [`Graph::add_growing`] may add tasks to its own running graph through a
+//!   [`Grower`] (recursive fan-out, successors of tasks that may already have finished); the
+//!   run waits for every grown task.
+//! - [`ThreadPool::for_each_adaptive`] splits a range only when a worker steals from it (the
+//!   owner works from the front, a thief takes half of what is left), instead of into fixed
+//!   pieces: a busy or preempted worker keeps little that others could have done.
 //! - [`TaskContext::with_scratch`] lends a worker-local, 64-byte-aligned scratch buffer.
 //!
 //! ```
@@ -34,11 +40,13 @@
 
 #![deny(missing_docs)]
 
+mod adaptive;
 mod arena;
 mod context;
 pub mod cpu_time;
 mod global;
 mod graph;
+mod grow;
 mod job;
 mod join;
 mod latch;
@@ -55,6 +63,7 @@ mod topology;
 pub use context::TaskContext;
 pub use global::{global_pool, pinned_cpus};
 pub use graph::{CycleError, Graph, TaskId};
+pub use grow::Grower;
 pub use panic::{RunError, TaskPanic};
 pub use placement::{PinPolicy, WorkerPlacement};
 pub use pool::{BuildError, HANDOFF_COST, MAX_WORKERS, THREADS_ENV, ThreadPool, ThreadPoolBuilder};

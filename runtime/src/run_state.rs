@@ -13,6 +13,7 @@ use crossbeam_utils::CachePadded;
 
 use crate::context::TaskContext;
 use crate::graph::{Schedule, TaskSlot};
+use crate::grow::{GrowAt, Growth};
 use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::pool::ThreadPool;
@@ -29,7 +30,10 @@ pub(crate) struct RunState {
     /// `i`).
     roots: Box<[u32]>,
     root_count: u32,
-    /// Tasks not yet finished or skipped; the job that takes it to zero sets the latch.
+    /// Successor lists and grown tasks, when the graph has growing tasks (`grow.rs`).
+    growth: Option<Growth>,
+    /// Tasks not yet finished or skipped (grown ones are added before their adder finishes);
+    /// the job that takes it to zero sets the latch.
     remaining: CachePadded<AtomicUsize>,
     poisoned: AtomicBool,
     first_panic: Mutex<Option<Box<dyn Any + Send + 'static>>>,
@@ -77,6 +81,7 @@ impl RunState {
             succ: schedule.succ.into_boxed_slice(),
             roots: schedule.roots.into_boxed_slice(),
             root_count: schedule.root_count,
+            growth: schedule.growing.then(|| Growth::new(schedule.tasks)),
             remaining: CachePadded::new(AtomicUsize::new(schedule.tasks)),
             poisoned: AtomicBool::new(false),
             first_panic: Mutex::new(None),
@@ -85,7 +90,7 @@ impl RunState {
     }
 
     /// A job that runs ready task `index` of the run at `this`.
-    fn task_job(this: *const RunState, index: u32) -> JobRef {
+    pub(crate) fn task_job(this: *const RunState, index: u32) -> JobRef {
         // SAFETY: pushed once, by the worker that saw the task's counter reach zero; the run
         // stays alive until every task, this one included, has finished.
         unsafe { JobRef::new(this.cast(), execute_graph_job, index, SINGLE_TASK) }
@@ -102,6 +107,17 @@ impl RunState {
 
     pub(crate) fn root_count(&self) -> u32 {
         self.root_count
+    }
+
+    /// The growth state, when the graph has growing tasks.
+    pub(crate) fn growth(&self) -> Option<&Growth> {
+        self.growth.as_ref()
+    }
+
+    /// Counts `tasks` more unfinished tasks. Called only by a running task of this run (which
+    /// is itself still counted), so the count cannot have reached zero.
+    pub(crate) fn add_unfinished(&self, tasks: usize) {
+        self.remaining.fetch_add(tasks, Ordering::Relaxed);
     }
 
     pub(crate) fn take_panic(&self) -> Option<Box<dyn Any + Send + 'static>> {
@@ -194,14 +210,20 @@ impl RunState {
                 _ => &[],
             };
             let mut next = None;
+            let mut ready = |s: u32| {
+                if let Some(other) = next.replace(s) {
+                    worker.push(RunState::task_job(this, other));
+                }
+            };
             for &s in succs {
                 // AcqRel: releases this task's writes to the successor's runner, and acquires
                 // the writes of the other predecessors when we are the last one.
-                if self.pending[s as usize].fetch_sub(1, Ordering::AcqRel) == 1
-                    && let Some(other) = next.replace(s)
-                {
-                    worker.push(RunState::task_job(this, other));
+                if self.pending[s as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
+                    ready(s);
                 }
+            }
+            if let Some(growth) = &self.growth {
+                growth.finish_task(index, &mut ready);
             }
             match next {
                 Some(s) => index = s,
@@ -215,11 +237,21 @@ impl RunState {
     /// # Safety
     /// The caller owns task `index`, whose closure has not been consumed yet.
     unsafe fn run_task(&self, index: u32, worker: &WorkerThread) {
-        // SAFETY: `index < n` (it came from `roots` or `succ`), so the offset stays inside the
-        // slot array, which outlives the run.
-        let slot = unsafe { self.slots.add(index as usize) };
-        // SAFETY: as above; the slot is initialised and not mutated while the run lasts.
-        let slot = unsafe { &*slot };
+        let grown;
+        let slot = match &self.growth {
+            Some(growth) if growth.is_grown(index) => {
+                // SAFETY: we own task `index` (caller).
+                grown = unsafe { growth.take_task(index) };
+                &grown
+            }
+            _ => {
+                // SAFETY: `index < n` (it came from `roots` or `succ`), so the offset stays
+                // inside the slot array, which outlives the run.
+                let slot = unsafe { self.slots.add(index as usize) };
+                // SAFETY: as above; the slot is initialised and not mutated while the run lasts.
+                unsafe { &*slot }
+            }
+        };
         let result = if self.poisoned.load(Ordering::Relaxed) {
             // SAFETY: we own the unconsumed closure; it is consumed here.
             catch_unwind(AssertUnwindSafe(|| unsafe { (slot.drop)(slot.data) }))
@@ -227,8 +259,12 @@ impl RunState {
             // SAFETY: the pool outlives the run (`run` borrows it).
             let pool = unsafe { &*self.pool };
             let ctx = TaskContext::new(pool, worker);
+            let at = GrowAt {
+                run: self,
+                task: index,
+            };
             // SAFETY: we own the unconsumed closure; it is consumed here.
-            catch_unwind(AssertUnwindSafe(|| unsafe { (slot.call)(slot.data, &ctx) }))
+            catch_unwind(AssertUnwindSafe(|| unsafe { (slot.call)(slot.data, &ctx, at) }))
         };
         if let Err(payload) = result {
             self.poison(payload);

@@ -1,12 +1,14 @@
-//! Runs a [`Plan`]'s passes as task graphs on the pool.
+//! Runs a [`Plan`]'s passes on the pool.
 //!
 //! ```text
 //!  gathered pass (per group):  gather 2^g strided rows ─► scratch ─► g layers ─► scatter
 //!  deep pass (per task):       sub-blocks in place (or message ─► scratch) ─► layers ─► sink
 //! ```
 //!
-//! Passes are separated by the end of their graph: a deep sub-block needs every group of the
-//! gathered pass before it.
+//! Passes are separated by the end of their run: a deep sub-block needs every group of the
+//! gathered pass before it. A pass is a loop over its units (groups, deep tasks, sink blocks)
+//! split on demand (`ThreadPool::try_for_each_adaptive`); only a deep pass over an in-place
+//! message is a graph, because its replica-0 tasks must wait for the tasks that read them.
 
 use super::lanes::{gather_lane_rows, prefetch_lane_rows};
 use super::layers::{Direction, forward_group, layers};
@@ -37,22 +39,23 @@ pub(crate) struct Run<'a> {
     pub sink: Option<&'a dyn RowSink>,
 }
 
-/// Splits `0..count` into about four ranges per worker and runs `f` on each as a task.
-fn run_chunks(
+/// Runs `f` over `0..count` in pieces of `grain` units, split on demand: the worker that owns
+/// a piece works from its front and an idle worker takes half of what is left, so a worker
+/// slowed down by a busy neighbour keeps only the unit it is on (rather than a fixed quarter of
+/// its share of the pass).
+fn run_range(
     pool: &ThreadPool,
     count: usize,
+    grain: usize,
     f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
 ) -> Result<(), RunError> {
-    let grain = count.div_ceil(4 * pool.num_workers().max(1)).max(1);
-    let f = &f;
-    pool.try_run(|g| {
-        let mut start = 0;
-        while start < count {
-            let end = (start + grain).min(count);
-            g.add(move |ctx| f(start..end, ctx));
-            start = end;
-        }
-    })
+    pool.try_for_each_adaptive(0..count, grain, f)
+}
+
+/// Rows per grain of the replicate pass: about 4096 words, so a grain's atomic is noise next
+/// to its stores.
+fn replicate_grain(lanes: usize) -> usize {
+    (4096 / lanes.max(1)).max(1)
 }
 
 impl Run<'_> {
@@ -158,7 +161,7 @@ impl Run<'_> {
         // SAFETY: no task runs yet; replica 0 holds the message when it is in place.
         unsafe { self.read_message_rows(0, &mut row) };
         let row = &row;
-        run_chunks(pool, 1 << self.log_rows(), |rows, _| {
+        run_range(pool, 1 << self.log_rows(), replicate_grain(n), |rows, _| {
             for r in rows {
                 // SAFETY: each row belongs to exactly one chunk.
                 unsafe { self.dst.write(r * n, row) };
@@ -192,7 +195,7 @@ impl Run<'_> {
         };
         let stream = self.plan.stream;
         let geometry = (first, end, log_d);
-        run_chunks(pool, pass.groups, |range, ctx| {
+        run_range(pool, pass.groups, 1, |range, ctx| {
             ctx.with_scratch(scratch_words, |scratch| {
                 let (gathered, work) = scratch.split_at_mut(if lanes_message { group_words } else { 0 });
                 let work = work.as_mut_ptr();
@@ -286,7 +289,7 @@ impl Run<'_> {
             });
         };
         if deep.source == Source::Buffer {
-            return run_chunks(pool, deep.tasks, |range, ctx| {
+            return run_range(pool, deep.tasks, 1, |range, ctx| {
                 range.for_each(|t| in_place(ctx, t))
             });
         }
@@ -313,22 +316,26 @@ impl Run<'_> {
             });
         };
         let in_place_message = matches!(self.msg, Message::InPlace);
+        if !in_place_message {
+            // A separate message: no task writes what another reads, so no edges.
+            return run_range(pool, deep.tasks, 1, |range, ctx| {
+                range.for_each(|t| from_message(ctx, t))
+            });
+        }
         let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate();
         let (in_place, from_message) = (&in_place, &from_message);
         pool.try_run(|g| {
             let ids: Vec<_> = (0..deep.tasks)
                 .map(|t| {
-                    if in_place_message && t < tasks_per_replica {
+                    if t < tasks_per_replica {
                         g.add(move |ctx| in_place(ctx, t))
                     } else {
                         g.add(move |ctx| from_message(ctx, t))
                     }
                 })
                 .collect();
-            if in_place_message {
-                for (t, &reader) in ids.iter().enumerate().skip(tasks_per_replica) {
-                    g.depend(reader, ids[t % tasks_per_replica]);
-                }
+            for (t, &reader) in ids.iter().enumerate().skip(tasks_per_replica) {
+                g.depend(reader, ids[t % tasks_per_replica]);
             }
         })
     }
@@ -417,7 +424,7 @@ impl Run<'_> {
         let n = self.lanes();
         let log_block = self.plan.sink.log_block_rows;
         let block_words = n << log_block;
-        run_chunks(pool, 1 << (self.log_rows() - log_block), |range, _| {
+        run_range(pool, 1 << (self.log_rows() - log_block), 1, |range, _| {
             for b in range {
                 // SAFETY: every pass has finished; nothing writes the buffer any more.
                 let rows = unsafe { self.dst.slice(b * block_words, block_words) };
@@ -433,7 +440,7 @@ impl Run<'_> {
         let log_d = self.log_rows();
         if let Some(deep) = &self.plan.deep {
             let sub_words = n << deep.log_sub_rows;
-            run_chunks(pool, 1 << deep.first_layer, |range, _| {
+            run_range(pool, 1 << deep.first_layer, 1, |range, _| {
                 for s in range {
                     // SAFETY: initialised by the caller; sub-block `s` is this task's alone.
                     let sub = unsafe { self.dst.slice_mut(s * sub_words, sub_words) };
@@ -458,7 +465,7 @@ impl Run<'_> {
             let log_block_rows = log_d - first;
             let groups_per_block = step >> pass.log_residues;
             let groups = groups_per_block << first;
-            run_chunks(pool, groups, |range, ctx| {
+            run_range(pool, groups, 1, |range, ctx| {
                 ctx.with_scratch(group_words, |buf| {
                     for group in range {
                         let block = group / groups_per_block;

@@ -1,0 +1,320 @@
+//! Parallel loops whose ranges split on demand, when a worker steals from them.
+//!
+//! [`ThreadPool::for_each`] cuts its range into `grain`-sized pieces up front and halves the
+//! piece interval with `join`; every piece is a unit of stealing, so a worker that is slowed
+//! down (a busy neighbour on its core, a page fault storm) still owns the pieces it took. Here
+//! a worker owns a *piece*: a shared interval of grains `front..back`.
+//!
+//! ```text
+//!   owner:  takes grains from the front, one at a time (one fetch_add each)
+//!           [##########|..........................]
+//!            done       front                      back
+//!   thief:  steals the owner's token (a job on the owner's deque), takes the upper half of
+//!           what is left with one CAS, and becomes the owner of a new piece
+//!           [##########|.............]  [.............]
+//!                       owner keeps      thief's piece (with its own token)
+//! ```
+//!
+//! - The owner publishes a token for its piece before it starts. When the token is stolen the
+//!   thief splits the piece; the owner notices (a flag), publishes a new token for what it
+//!   kept, and carries on from its front. So the piece is split only as often as workers come
+//!   for it, and each steal takes half of what is left.
+//! - A token lives on its owner's stack, like the second half of a `join`: before it returns
+//!   (or re-raises a panic) the owner pops the token back, or, if it was stolen, runs other
+//!   jobs until the thief has finished its whole piece (a latch). Nested owners therefore form
+//!   a tree of waits, as nested joins do; a thief's piece is on the thief's stack.
+//! - Grains are counted in `u32` inside a piece (front in the low half of one `AtomicU64`, back
+//!   in the high half); a larger range is first halved with `join`.
+//! - A panicking grain sets a stop flag: grains not yet started are skipped, and the first
+//!   panic is re-raised once every piece has returned.
+
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::ops::Range;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::context::TaskContext;
+use crate::job::JobRef;
+use crate::latch::Latch;
+use crate::panic::RunError;
+use crate::pool::ThreadPool;
+use crate::registry::WorkerThread;
+
+type Payload = Box<dyn Any + Send + 'static>;
+
+/// Most grains in one piece. Each owner's frame may move `front` one past `back` when it finds
+/// the piece empty, and an owner has at most one frame per steal of its piece (at most 32), so
+/// the margin keeps `front` from carrying into `back`.
+const MAX_PIECE_GRAINS: usize = u32::MAX as usize - 64;
+
+impl ThreadPool {
+    /// Calls `f` on sub-ranges of `range` of `grain` indices each (the last may be shorter), in
+    /// parallel, splitting the range only when a worker steals from it: the worker that owns a
+    /// piece takes grains from its front, and a thief takes half of what is left. A `grain` of
+    /// 0 means 1.
+    ///
+    /// Against [`ThreadPool::for_each`]: the same contract, but pieces are made when idle
+    /// workers ask for them rather than up front, so a small grain costs one atomic per grain
+    /// instead of a split per grain, and a slowed-down worker loses all but its current grain
+    /// to the others.
+    ///
+    /// # Panics
+    /// Re-raises the first panic of `f`; grains not yet started when it happened are skipped.
+    pub fn for_each_adaptive(
+        &self,
+        range: Range<usize>,
+        grain: usize,
+        f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
+    ) {
+        if let Err(e) = self.try_for_each_adaptive(range, grain, f) {
+            e.resume();
+        }
+    }
+
+    /// Like [`ThreadPool::for_each_adaptive`], returning the first panic instead of re-raising
+    /// it.
+    ///
+    /// # Errors
+    /// [`RunError::Panicked`] with the payload of the first grain that panicked.
+    pub fn try_for_each_adaptive(
+        &self,
+        range: Range<usize>,
+        grain: usize,
+        f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
+    ) -> Result<(), RunError> {
+        if range.is_empty() {
+            return Ok(());
+        }
+        let grain = grain.max(1);
+        let stop = AtomicBool::new(false);
+        let (f, stop) = (&f, &stop);
+        self.try_run(|g| {
+            g.add(move |ctx| {
+                if let Some(payload) = split_large(ctx, range, grain, f, stop) {
+                    resume_unwind(payload);
+                }
+            });
+        })
+    }
+}
+
+/// Halves `range` with `join` until it fits one piece, then runs it as one.
+fn split_large<F>(
+    ctx: &TaskContext<'_>,
+    range: Range<usize>,
+    grain: usize,
+    f: &F,
+    stop: &AtomicBool,
+) -> Option<Payload>
+where
+    F: Fn(Range<usize>, &TaskContext<'_>) + Sync,
+{
+    let grains = range.len().div_ceil(grain);
+    if grains > MAX_PIECE_GRAINS {
+        let mid = range.start + grains / 2 * grain;
+        let (a, b) = ctx.join(
+            |c| split_large(c, range.start..mid, grain, f, stop),
+            |c| split_large(c, mid..range.end, grain, f, stop),
+        );
+        return a.or(b);
+    }
+    let env = Loop {
+        f,
+        start: range.start,
+        end: range.end,
+        grain,
+        stop,
+    };
+    let piece = Piece::new(0, grains as u32);
+    run_piece(ctx, &piece, &env)
+}
+
+/// What every piece of one loop shares.
+struct Loop<'a, F> {
+    f: &'a F,
+    start: usize,
+    end: usize,
+    grain: usize,
+    stop: &'a AtomicBool,
+}
+
+impl<F> Loop<'_, F> {
+    /// The indices of grain `g`.
+    fn grain_range(&self, g: u32) -> Range<usize> {
+        let start = self.start + g as usize * self.grain;
+        start..start.saturating_add(self.grain).min(self.end)
+    }
+}
+
+/// Grains `front..back` not yet taken, packed as `back << 32 | front`.
+struct Piece(AtomicU64);
+
+fn unpack(v: u64) -> (u32, u32) {
+    (v as u32, (v >> 32) as u32)
+}
+
+fn pack(front: u32, back: u32) -> u64 {
+    (u64::from(back) << 32) | u64::from(front)
+}
+
+impl Piece {
+    fn new(front: u32, back: u32) -> Self {
+        Self(AtomicU64::new(pack(front, back)))
+    }
+
+    /// The owner's next grain. Relaxed: only the interval's exclusivity is at stake, which the
+    /// single modification order of the word gives; the grains' writes reach the loop's caller
+    /// through the latches and the run's end.
+    fn take_front(&self) -> Option<u32> {
+        let (front, back) = unpack(self.0.fetch_add(1, Ordering::Relaxed));
+        (front < back).then_some(front)
+    }
+
+    /// A thief's share: the upper half (rounded up) of the grains left, or `None` if none are.
+    fn steal_half(&self) -> Option<(u32, u32)> {
+        let mut current = self.0.load(Ordering::Relaxed);
+        loop {
+            let (front, back) = unpack(current);
+            if front >= back {
+                return None;
+            }
+            let mid = front + (back - front) / 2;
+            match self.0.compare_exchange_weak(
+                current,
+                pack(front, mid),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some((mid, back)),
+                Err(seen) => current = seen,
+            }
+        }
+    }
+}
+
+/// The stealable handle of a piece, on its owner's stack while the owner works on the piece.
+struct Token<'a, F> {
+    piece: &'a Piece,
+    env: &'a Loop<'a, F>,
+    pool: &'a ThreadPool,
+    /// Set by the thief once it has split the piece: the owner then publishes a new token.
+    stolen: AtomicBool,
+    /// Set by the thief when its own piece (and everything stolen from it) is done.
+    latch: Latch,
+    panic: UnsafeCell<Option<Payload>>,
+}
+
+/// The [`ExecFn`](crate::job::ExecFn) of a stolen token.
+///
+/// # Safety
+/// `data` is a live `Token<F>` whose job was pushed once and not yet run, and whose owner waits
+/// for its latch (or pops the job back) before it lets the token go.
+unsafe fn execute_token<F>(data: *const (), _: u32, _: u32, worker: &WorkerThread)
+where
+    F: Fn(Range<usize>, &TaskContext<'_>) + Sync,
+{
+    // SAFETY: `data` is a live `Token<F>` (caller's contract); it is not used after the latch
+    // is set below.
+    let token = unsafe { &*data.cast::<Token<'_, F>>() };
+    if let Some((front, back)) = token.piece.steal_half() {
+        token.stolen.store(true, Ordering::Relaxed);
+        let mine = Piece::new(front, back);
+        let ctx = TaskContext::new(token.pool, worker);
+        let panic = run_piece(&ctx, &mine, token.env);
+        // SAFETY: the owner reads `panic` only after the latch is set: exclusive access.
+        unsafe { *token.panic.get() = panic };
+    }
+    // SAFETY: the latch is live until set; `token` is not touched afterwards.
+    unsafe { Latch::set(&token.latch, &worker.registry) };
+}
+
+/// Runs `piece` from its front with a token published for thieves; returns once every grain
+/// of the piece (those stolen from it included) is done, with the first panic, if any. Never
+/// unwinds: the token must be reclaimed first.
+fn run_piece<F>(ctx: &TaskContext<'_>, piece: &Piece, env: &Loop<'_, F>) -> Option<Payload>
+where
+    F: Fn(Range<usize>, &TaskContext<'_>) + Sync,
+{
+    let worker = ctx.worker();
+    let token = Token {
+        piece,
+        env,
+        pool: ctx.pool(),
+        stolen: AtomicBool::new(false),
+        latch: Latch::for_worker(worker.index),
+        panic: UnsafeCell::new(None),
+    };
+    let token_ptr: *const Token<'_, F> = &token;
+    // SAFETY: `token` outlives the job: this function does not return before the job was
+    // either popped back here or has set its latch, and it does not unwind (grains run under
+    // `catch_unwind`).
+    let job = unsafe { JobRef::new(token_ptr.cast(), execute_token::<F>, 0, 0) };
+    worker.push(job);
+    let mut panic = None;
+    let mut split = false;
+    while !env.stop.load(Ordering::Relaxed) {
+        if token.stolen.load(Ordering::Relaxed) {
+            split = true;
+            break;
+        }
+        let Some(grain) = piece.take_front() else {
+            break;
+        };
+        let range = env.grain_range(grain);
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (env.f)(range, ctx))) {
+            env.stop.store(true, Ordering::Relaxed);
+            panic = Some(payload);
+        }
+    }
+    if split {
+        // A thief took half of what was left: offer the rest again under a new token.
+        panic = run_piece(ctx, piece, env);
+    }
+    reclaim(worker, &token, &job);
+    // SAFETY: the thief, if any, has set the latch (or never ran): nobody else touches `panic`.
+    let thief_panic = unsafe { (*token.panic.get()).take() };
+    panic.or(thief_panic)
+}
+
+/// Pops the token's job back, or waits (running other jobs) until its thief is done.
+fn reclaim<F>(worker: &WorkerThread, token: &Token<'_, F>, job: &JobRef) {
+    loop {
+        if token.latch.probe() {
+            return;
+        }
+        match worker.pop_local() {
+            // Not stolen: nobody else can reach the token any more.
+            Some(popped) if popped.same_as(job) => return,
+            // SAFETY: a job from our deque (pushed by a grain's nested work) runs once, here.
+            Some(other) => unsafe { other.execute(worker) },
+            None => {
+                worker.wait_until(|| token.latch.probe());
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thief_takes_the_upper_half_rounded_up() {
+        let piece = Piece::new(0, 5);
+        assert_eq!(piece.take_front(), Some(0));
+        // Grains 1..5 left: the thief takes 3..5, the owner keeps 1..3.
+        assert_eq!(piece.steal_half(), Some((3, 5)));
+        assert_eq!(piece.take_front(), Some(1));
+        // One grain left: a thief takes it (the owner is busy with grain 1).
+        assert_eq!(piece.steal_half(), Some((2, 3)));
+        assert_eq!(piece.take_front(), None);
+        // An owner that ran past the end leaves nothing to steal.
+        assert_eq!(piece.steal_half(), None);
+        assert_eq!(piece.take_front(), None);
+        let last = Piece::new(7, 8);
+        assert_eq!(last.steal_half(), Some((7, 8)));
+        assert_eq!(last.take_front(), None);
+    }
+}
