@@ -142,7 +142,7 @@ fn cases() -> Vec<Case> {
             .within(30),
         case("plan --log-n 12 --lanes 4 --threads 1", 0, "more than the").env("NTT_WISDOM", "@/huge.json"),
         // A typo in the topology source is not silently ignored.
-        case("plan --log-n 12 --lanes 4 --threads 1", 0, "warning: NTT_TOPOLOGY=bogus").env("NTT_TOPOLOGY", "bogus"),
+        case("plan --log-n 12 --lanes 4 --threads 1", 0, "warning: NTT_TOPOLOGY: unknown topology source `bogus`").env("NTT_TOPOLOGY", "bogus"),
         // Outputs: never partial, never half-replaced.
         case(
             "encode --input @/odd.bin --lanes 4 --log-inv-rate 1 --output @/keep.bin",

@@ -359,6 +359,13 @@ fn plan_explains_itself_in_text_and_json() {
     assert_eq!(v["version"], 1);
     assert_eq!(v["threads"], 2);
     assert!(v.get("workers").is_none(), "one name per concept: threads");
+    // The short form the other commands print, in both outputs, and the same in both.
+    let summary = v["summary"].as_str().expect("a summary string");
+    assert!(summary.contains("sweep(s): gather[") && summary.contains("| sink 2^"), "{summary}");
+    assert!(stdout(&text).contains(&format!("  short: {summary}\n")), "{}", stdout(&text));
+    let help = stdout(&ntt(&["plan", "--help"]));
+    assert!(help.contains("Reading a plan's short form") && help.contains("deep-l2[a..L t×2^mr]"), "{help}");
+    assert!(help.contains("Examples:"), "{help}");
 }
 
 #[test]
@@ -413,6 +420,7 @@ fn tune_writes_whole_files_and_takes_the_old_spellings() {
         "measurements.json",
         "summary.json",
         "plot.svg",
+        "plot.png",
     ] {
         assert!(results.join(name).is_file(), "{name}");
     }
@@ -422,7 +430,7 @@ fn tune_writes_whole_files_and_takes_the_old_spellings() {
     assert!(
         std::fs::read_to_string(results.join("measurements.csv"))
             .unwrap()
-            .starts_with("log_n,lanes,log_inv_rate,threads,")
+            .starts_with("log_n,lanes,log_inv_rate,threads,backend,")
     );
     assert_no_temporaries(&results);
 }
