@@ -17,7 +17,7 @@ const PALETTE: [RGBColor; 6] = [
 ];
 const GREY: RGBColor = RGBColor(90, 90, 90);
 const PANEL: (u32, u32) = (720, 520);
-const HEADER: u32 = 74;
+const HEADER: u32 = 90;
 
 /// Writes every plot the document has data for into `dir`; returns the files written.
 ///
@@ -69,11 +69,9 @@ fn header<DB: DrawingBackend>(
     root.fill(&WHITE)?;
     let (top, body) = root.split_vertically(HEADER);
     top.draw(&Text::new(title.to_owned(), (14, 10), (FONT, 22).into_font()))?;
-    let mut sub = saved.machine_line();
-    if !note.is_empty() {
-        sub = format!("{sub}; {note}");
-    }
-    top.draw(&Text::new(sub, (14, 44), (FONT, 15).into_font().color(&GREY)))?;
+    let grey = (FONT, 15).into_font().color(&GREY);
+    top.draw(&Text::new(saved.machine_line(), (14, 42), grey.clone()))?;
+    top.draw(&Text::new(note.to_owned(), (14, 62), grey))?;
     Ok(body)
 }
 
@@ -143,7 +141,7 @@ impl Figure for Baselines<'_> {
                 let i = x.round();
                 match groups.get(i as usize) {
                     Some(&(log_words, w)) if (x - i).abs() < 1e-6 && i >= 0.0 => {
-                        format!("{}, {}", ticks::pow2(&log_words), workers_name(w))
+                        format!("{}, {w}w", ticks::pow2(&log_words))
                     }
                     _ => String::new(),
                 }
@@ -153,13 +151,13 @@ impl Figure for Baselines<'_> {
                 .margin(14)
                 .x_label_area_size(52)
                 .y_label_area_size(64)
-                .build_cartesian_2d(-0.5..(groups.len() as f64 - 0.5), 0.0..(top * 1.25).max(1e-3))?;
+                .build_cartesian_2d(-0.5..(groups.len() as f64 - 0.5), 0.0..(top * 1.35).max(1e-3))?;
             chart
                 .configure_mesh()
                 .disable_x_mesh()
                 .x_labels(groups.len() + 1)
                 .x_label_formatter(&label_of)
-                .x_desc("witness words, workers")
+                .x_desc("witness words, workers (w)")
                 .y_desc("GiB/s of witness")
                 .label_style((FONT, 15))
                 .axis_desc_style((FONT, 16))
@@ -245,7 +243,7 @@ impl Figure for AgainstBound<'_> {
                 .margin(14)
                 .x_label_area_size(52)
                 .y_label_area_size(64)
-                .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), 0.0..(y1 * 1.2).max(1e-3))?;
+                .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), 0.0..(y1 * 1.45).max(1e-3))?;
             chart
                 .configure_mesh()
                 .x_labels(((x1 - x0) as usize + 2).min(12))
@@ -289,7 +287,7 @@ pub struct Scaling<'a> {
 
 impl Figure for Scaling<'_> {
     fn size(&self) -> (u32, u32) {
-        (PANEL.0, PANEL.1 + HEADER)
+        (PANEL.0 + 200, PANEL.1 + HEADER)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>
@@ -325,7 +323,7 @@ impl Figure for Scaling<'_> {
             .margin(18)
             .x_label_area_size(52)
             .y_label_area_size(64)
-            .build_cartesian_2d((base as f64 - 0.25)..(top + 0.25), 0.0..(y1 * 1.15))?;
+            .build_cartesian_2d((base as f64 - 0.25)..(top + 0.25), 0.0..(y1 * 1.35))?;
         chart
             .configure_mesh()
             .x_labels(workers.len().min(12) * 2)
@@ -420,7 +418,7 @@ mod tests {
         );
         let baselines = std::fs::read_to_string(dir.join("baselines.svg")).expect("written");
         assert!(baselines.contains("Plonky3 p3-binary-dft") && baselines.contains("Test CPU"));
-        assert!(baselines.contains("2^16, 2 workers"), "group labels name size and workers");
+        assert!(baselines.contains("2^16, 2w"), "group labels name size and workers");
         let bound = std::fs::read_to_string(dir.join("bound.svg")).expect("written");
         assert!(bound.contains("commit, bound") && bound.contains("GiB/s of witness"));
         for f in &files {
