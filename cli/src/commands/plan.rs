@@ -15,9 +15,10 @@ const EXAMPLES: &str = "Examples:
 /// How to read the one-line form of a plan (`ntt plan --help`; docs/ARCHITECTURE.md, "Reading
 /// a plan", says the same with a drawing).
 const NOTATION: &str = "Reading a plan's short form (printed by `ntt commit`, `ntt topology`, `ntt tune` and,
-as `short:`, here), for 2^22 words in 64 lanes at rate 1/2 (2^17 codeword rows):
+as `short:`, here), for 2^22 words in 64 lanes at rate 1/2 (2^17 codeword rows) with
+a 2 MiB L2 per worker:
 
-  2 sweep(s): gather[1..6 2^5r×64] deep-l2[6..17 64×2^11r] | wide | sink 2^11 rows | cached
+  2 sweep(s): gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r] | wide | sink 2^12 rows | cached
 
   2 sweep(s)         passes over the codeword buffer, each reading and writing all of it
   gather[a..b 2^gr×k]
