@@ -361,10 +361,20 @@ fn plan_explains_itself_in_text_and_json() {
     assert!(v.get("workers").is_none(), "one name per concept: threads");
     // The short form the other commands print, in both outputs, and the same in both.
     let summary = v["summary"].as_str().expect("a summary string");
-    assert!(summary.contains("sweep(s): gather[") && summary.contains("| sink 2^"), "{summary}");
-    assert!(stdout(&text).contains(&format!("  short: {summary}\n")), "{}", stdout(&text));
+    assert!(
+        summary.contains("sweep(s): gather[") && summary.contains("| sink 2^"),
+        "{summary}"
+    );
+    assert!(
+        stdout(&text).contains(&format!("  short: {summary}\n")),
+        "{}",
+        stdout(&text)
+    );
     let help = stdout(&ntt(&["plan", "--help"]));
-    assert!(help.contains("Reading a plan's short form") && help.contains("deep-l2[a..L t×2^mr]"), "{help}");
+    assert!(
+        help.contains("Reading a plan's short form") && help.contains("deep-l2[a..L t×2^mr]"),
+        "{help}"
+    );
     assert!(help.contains("Examples:"), "{help}");
 }
 

@@ -16,10 +16,7 @@ pub enum PlotError {
     Png(#[from] png::EncodingError),
     /// A file could not be written.
     #[error("cannot write {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Write { path: PathBuf, source: std::io::Error },
 }
 
 impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for PlotError {

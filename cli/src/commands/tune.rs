@@ -174,7 +174,10 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
         machine: &machine,
     };
     let plot_error = |e: ntt_plot::PlotError| CliError::System(e.to_string());
-    files::write_bytes(&file("plot.svg"), ntt_plot::svg(&figure).map_err(plot_error)?.as_bytes())?;
+    files::write_bytes(
+        &file("plot.svg"),
+        ntt_plot::svg(&figure).map_err(plot_error)?.as_bytes(),
+    )?;
     files::write_bytes(&file("plot.png"), &ntt_plot::png(&figure).map_err(plot_error)?)?;
 
     let topology = topology.expect("at least one worker count ran");

@@ -68,7 +68,8 @@ impl TunePlot<'_> {
 
     fn points(&self, setting: Setting, family: Family) -> Vec<Point> {
         let group = || self.results.iter().filter(move |r| r.setting == setting);
-        let Some(default) = group().find(|r| r.candidate.family == Family::Default && r.candidate.label == "default")
+        let Some(default) =
+            group().find(|r| r.candidate.family == Family::Default && r.candidate.label == "default")
         else {
             return Vec::new();
         };
@@ -104,7 +105,10 @@ impl Figure for TunePlot<'_> {
             (FONT, 22).into_font(),
         ))?;
         top.draw(&Text::new(
-            format!("{}; dots: median, whiskers: min–max of the rounds; below 1 is faster", self.machine),
+            format!(
+                "{}; dots: median, whiskers: min–max of the rounds; below 1 is faster",
+                self.machine
+            ),
             (14, 44),
             (FONT, 15).into_font().color(&GREY),
         ))?;
@@ -119,7 +123,11 @@ impl Figure for TunePlot<'_> {
 }
 
 impl TunePlot<'_> {
-    fn draw_panel<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, key: PanelKey) -> Result<(), PlotError>
+    fn draw_panel<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        key: PanelKey,
+    ) -> Result<(), PlotError>
     where
         DB::ErrorType: 'static,
     {
@@ -133,8 +141,13 @@ impl TunePlot<'_> {
             .iter()
             .map(|s| (s.planner_l2_bytes as f64 / 1024.0).log2())
             .collect();
-        let xs = series.iter().flat_map(|(_, _, p)| p.iter().map(|p| p.0)).chain(derived.iter().copied());
-        let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+        let xs = series
+            .iter()
+            .flat_map(|(_, _, p)| p.iter().map(|p| p.0))
+            .chain(derived.iter().copied());
+        let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
         let y1 = series
             .iter()
             .flat_map(|(_, _, p)| p.iter().map(|p| p.3))
@@ -166,7 +179,10 @@ impl TunePlot<'_> {
             .axis_desc_style((FONT, 16))
             .draw()?;
         chart
-            .draw_series(LineSeries::new([(x0 - 0.5, 1.0), (x1 + 0.5, 1.0)], BLACK.mix(0.6)))?
+            .draw_series(LineSeries::new(
+                [(x0 - 0.5, 1.0), (x1 + 0.5, 1.0)],
+                BLACK.mix(0.6),
+            ))?
             .label("default plan")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.6)));
         for (i, &d) in derived.iter().enumerate() {
@@ -190,10 +206,14 @@ impl TunePlot<'_> {
                 .draw_series(LineSeries::new(line, style))?
                 .label(format!("2^{} words, {name}", setting.log_n))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
-            chart.draw_series(pts.iter().map(|p| {
-                ErrorBar::new_vertical(p.0 + shift, p.2, p.1, p.3, style.stroke_width(1), 6)
-            }))?;
-            chart.draw_series(pts.iter().map(|p| Circle::new((p.0 + shift, p.1), 3, style.filled())))?;
+            chart.draw_series(
+                pts.iter()
+                    .map(|p| ErrorBar::new_vertical(p.0 + shift, p.2, p.1, p.3, style.stroke_width(1), 6)),
+            )?;
+            chart.draw_series(
+                pts.iter()
+                    .map(|p| Circle::new((p.0 + shift, p.1), 3, style.filled())),
+            )?;
         }
         chart
             .configure_series_labels()

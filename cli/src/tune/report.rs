@@ -189,8 +189,14 @@ mod tests {
         let svg = ntt_plot::svg(&plot).unwrap();
         assert!(svg.contains("<svg") && svg.contains("narrow") && svg.contains("Test CPU"));
         // SVG escapes the apostrophe.
-        assert!(svg.contains("planner&apos;s L2 unit") || svg.contains("planner's L2 unit"), "the derived budget is marked");
-        assert!(svg.contains("1 thread(s), backend portable"), "one panel per worker count");
+        assert!(
+            svg.contains("planner&apos;s L2 unit") || svg.contains("planner's L2 unit"),
+            "the derived budget is marked"
+        );
+        assert!(
+            svg.contains("1 thread(s), backend portable"),
+            "one panel per worker count"
+        );
         assert!(ntt_plot::png(&plot).unwrap().len() > 1000);
     }
 }

@@ -27,13 +27,25 @@ pub fn write_all(saved: &Saved, note: &str, dir: &Path) -> Result<Vec<PathBuf>, 
     let mut written = Vec::new();
     let rate = preferred_rate(saved);
     if !saved.comparisons.is_empty() {
-        written.extend(ntt_plot::write_both(&Baselines { saved, note }, dir, "baselines")?);
+        written.extend(ntt_plot::write_both(
+            &Baselines { saved, note },
+            dir,
+            "baselines",
+        )?);
     }
     if !saved.throughput.is_empty() {
-        written.extend(ntt_plot::write_both(&AgainstBound { saved, note, rate }, dir, "bound")?);
+        written.extend(ntt_plot::write_both(
+            &AgainstBound { saved, note, rate },
+            dir,
+            "bound",
+        )?);
     }
     if worker_counts(saved).len() > 1 {
-        written.extend(ntt_plot::write_both(&Scaling { saved, note, rate }, dir, "scaling")?);
+        written.extend(ntt_plot::write_both(
+            &Scaling { saved, note, rate },
+            dir,
+            "scaling",
+        )?);
     }
     Ok(written)
 }
@@ -41,7 +53,11 @@ pub fn write_all(saved: &Saved, note: &str, dir: &Path) -> Result<Vec<PathBuf>, 
 /// Rate 1/2 when the run has it (the comparison's rate), else the first one measured.
 fn preferred_rate(saved: &Saved) -> u32 {
     let rates: Vec<u32> = saved.throughput.iter().map(|r| r.commit.log_inv_rate).collect();
-    if rates.contains(&1) { 1 } else { rates.first().copied().unwrap_or(1) }
+    if rates.contains(&1) {
+        1
+    } else {
+        rates.first().copied().unwrap_or(1)
+    }
 }
 
 fn worker_counts(saved: &Saved) -> Vec<usize> {
@@ -76,7 +92,9 @@ fn header<DB: DrawingBackend>(
 }
 
 fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)))
+    values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    })
 }
 
 fn rate_name(log_inv_rate: u32) -> String {
@@ -84,7 +102,11 @@ fn rate_name(log_inv_rate: u32) -> String {
 }
 
 fn workers_name(w: usize) -> String {
-    if w == 1 { "1 worker".to_owned() } else { format!("{w} workers") }
+    if w == 1 {
+        "1 worker".to_owned()
+    } else {
+        format!("{w} workers")
+    }
 }
 
 /// Every engine of each comparison as a bar of witness GiB/s, min–max whiskers; one panel per
@@ -116,7 +138,9 @@ impl Figure for Baselines<'_> {
         DB::ErrorType: 'static,
     {
         let first = self.saved.comparisons.first().and_then(|c| c.results.first());
-        let shape = first.map_or(String::new(), |m| format!(", {} lanes, {}", m.lanes, rate_name(m.log_inv_rate)));
+        let shape = first.map_or(String::new(), |m| {
+            format!(", {} lanes, {}", m.lanes, rate_name(m.log_inv_rate))
+        });
         let body = header(
             root,
             &format!("ntt-engine against its baselines{shape}: median bars, min–max whiskers"),
@@ -136,7 +160,12 @@ impl Figure for Baselines<'_> {
                     engines.push(&m.engine);
                 }
             }
-            let (_, top) = span(comparisons.iter().flat_map(|c| &c.results).map(|m| m.gib_s_at(m.min_ms)));
+            let (_, top) = span(
+                comparisons
+                    .iter()
+                    .flat_map(|c| &c.results)
+                    .map(|m| m.gib_s_at(m.min_ms)),
+            );
             let label_of = |x: &f64| {
                 let i = x.round();
                 match groups.get(i as usize) {
@@ -168,17 +197,32 @@ impl Figure for Baselines<'_> {
                 let bars: Vec<(f64, &SavedMeasurement)> = comparisons
                     .iter()
                     .enumerate()
-                    .filter_map(|(g, c)| c.results.iter().find(|m| m.engine == *engine).map(|m| (g as f64, m)))
+                    .filter_map(|(g, c)| {
+                        c.results
+                            .iter()
+                            .find(|m| m.engine == *engine)
+                            .map(|m| (g as f64, m))
+                    })
                     .map(|(g, m)| (g - 0.4 + width * (e as f64 + 0.5), m))
                     .collect();
                 chart
                     .draw_series(bars.iter().map(|&(x, m)| {
-                        Rectangle::new([(x - width * 0.45, 0.0), (x + width * 0.45, m.gib_s)], color.filled())
+                        Rectangle::new(
+                            [(x - width * 0.45, 0.0), (x + width * 0.45, m.gib_s)],
+                            color.filled(),
+                        )
                     }))?
                     .label(public_name(engine).to_owned())
                     .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
                 chart.draw_series(bars.iter().map(|&(x, m)| {
-                    ErrorBar::new_vertical(x, m.gib_s_at(m.max_ms), m.gib_s, m.gib_s_at(m.min_ms), BLACK.stroke_width(1), 8)
+                    ErrorBar::new_vertical(
+                        x,
+                        m.gib_s_at(m.max_ms),
+                        m.gib_s,
+                        m.gib_s_at(m.min_ms),
+                        BLACK.stroke_width(1),
+                        8,
+                    )
                 }))?;
             }
             chart
@@ -203,7 +247,10 @@ pub struct AgainstBound<'a> {
 
 impl Figure for AgainstBound<'_> {
     fn size(&self) -> (u32, u32) {
-        (PANEL.0 * worker_counts(self.saved).len().max(1) as u32, PANEL.1 + HEADER)
+        (
+            PANEL.0 * worker_counts(self.saved).len().max(1) as u32,
+            PANEL.1 + HEADER,
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>
@@ -221,7 +268,9 @@ impl Figure for AgainstBound<'_> {
         )?;
         let workers = worker_counts(self.saved);
         for (panel, &w) in body.split_evenly((1, workers.len())).iter().zip(&workers) {
-            let rows: Vec<&SavedRow> = reused_rows(self.saved, self.rate).filter(|r| r.commit.workers == w).collect();
+            let rows: Vec<&SavedRow> = reused_rows(self.saved, self.rate)
+                .filter(|r| r.commit.workers == w)
+                .collect();
             let series = |m: fn(&SavedRow) -> &SavedMeasurement, bound: fn(&SavedRow) -> Option<f64>| {
                 let measured: Vec<(f64, f64)> = rows.iter().map(|r| (m(r).log_words(), m(r).gib_s)).collect();
                 let bounds: Vec<(f64, f64)> = rows
@@ -253,7 +302,9 @@ impl Figure for AgainstBound<'_> {
                 .label_style((FONT, 15))
                 .axis_desc_style((FONT, 16))
                 .draw()?;
-            for (name, (measured, bounds), color) in [("commit", commit, PALETTE[0]), ("encode", encode, PALETTE[1])] {
+            for (name, (measured, bounds), color) in
+                [("commit", commit, PALETTE[0]), ("encode", encode, PALETTE[1])]
+            {
                 chart
                     .draw_series(LineSeries::new(measured.clone(), color.stroke_width(2)))?
                     .label(format!("{name}, measured"))
@@ -263,7 +314,9 @@ impl Figure for AgainstBound<'_> {
                     chart
                         .draw_series(DashedLineSeries::new(bounds, 8, 5, color.stroke_width(2)))?
                         .label(format!("{name}, bound"))
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 6, y)], color.stroke_width(2)));
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 6, y)], color.stroke_width(2))
+                        });
                 }
             }
             chart
@@ -296,13 +349,18 @@ impl Figure for Scaling<'_> {
     {
         let body = header(
             root,
-            &format!("Commit scaling by workers, {}, reused buffers", rate_name(self.rate)),
+            &format!(
+                "Commit scaling by workers, {}, reused buffers",
+                rate_name(self.rate)
+            ),
             self.saved,
             self.note,
         )?;
         let workers = worker_counts(self.saved);
         let base = workers[0];
-        let mut sizes: Vec<f64> = reused_rows(self.saved, self.rate).map(|r| r.commit.log_words()).collect();
+        let mut sizes: Vec<f64> = reused_rows(self.saved, self.rate)
+            .map(|r| r.commit.log_words())
+            .collect();
         sizes.sort_by(f64::total_cmp);
         sizes.dedup();
         let lines: Vec<(f64, Vec<(f64, f64)>)> = sizes
@@ -314,11 +372,22 @@ impl Figure for Scaling<'_> {
                         .map(|r| r.commit.median_ms)
                 };
                 let one = at(base)?;
-                Some((size, workers.iter().filter_map(|&w| at(w).map(|ms| (w as f64, one / ms))).collect()))
+                Some((
+                    size,
+                    workers
+                        .iter()
+                        .filter_map(|&w| at(w).map(|ms| (w as f64, one / ms)))
+                        .collect(),
+                ))
             })
             .collect();
         let top = workers[workers.len() - 1] as f64;
-        let (_, y1) = span(lines.iter().flat_map(|(_, l)| l.iter().map(|p| p.1)).chain([top / base as f64]));
+        let (_, y1) = span(
+            lines
+                .iter()
+                .flat_map(|(_, l)| l.iter().map(|p| p.1))
+                .chain([top / base as f64]),
+        );
         let mut chart = ChartBuilder::on(&body)
             .margin(18)
             .x_label_area_size(52)
@@ -327,7 +396,13 @@ impl Figure for Scaling<'_> {
         chart
             .configure_mesh()
             .x_labels(workers.len().min(12) * 2)
-            .x_label_formatter(&|x| if (x - x.round()).abs() < 1e-6 { format!("{}", x.round()) } else { String::new() })
+            .x_label_formatter(&|x| {
+                if (x - x.round()).abs() < 1e-6 {
+                    format!("{}", x.round())
+                } else {
+                    String::new()
+                }
+            })
             .x_desc("workers")
             .y_desc(format!("speed-up over {} (×)", workers_name(base)))
             .label_style((FONT, 15))
@@ -414,15 +489,29 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["baselines.svg", "baselines.png", "bound.svg", "bound.png", "scaling.svg", "scaling.png"]
+            [
+                "baselines.svg",
+                "baselines.png",
+                "bound.svg",
+                "bound.png",
+                "scaling.svg",
+                "scaling.png"
+            ]
         );
         let baselines = std::fs::read_to_string(dir.join("baselines.svg")).expect("written");
         assert!(baselines.contains("Plonky3 p3-binary-dft") && baselines.contains("Test CPU"));
-        assert!(baselines.contains("2^16, 2w"), "group labels name size and workers");
+        assert!(
+            baselines.contains("2^16, 2w"),
+            "group labels name size and workers"
+        );
         let bound = std::fs::read_to_string(dir.join("bound.svg")).expect("written");
         assert!(bound.contains("commit, bound") && bound.contains("GiB/s of witness"));
         for f in &files {
-            assert!(std::fs::metadata(f).expect("written").len() > 1000, "{} is empty", f.display());
+            assert!(
+                std::fs::metadata(f).expect("written").len() > 1000,
+                "{} is empty",
+                f.display()
+            );
         }
         std::fs::remove_dir_all(&dir).expect("cleans up");
     }

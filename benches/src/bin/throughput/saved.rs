@@ -67,7 +67,8 @@ impl Saved {
     /// # Errors
     /// A file that cannot be read or is not such a document.
     pub fn read(path: &std::path::Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         serde_json::from_str(&text)
             .map_err(|e| format!("{} is not a `throughput --json` document: {e}", path.display()))
     }
