@@ -168,7 +168,7 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
         })?
         .as_bytes(),
     )?;
-    let machine = format!("{}, {} worker(s) at most", wisdom::cpu_model(), all);
+    let machine = format!("{}, {rounds} timed rounds per candidate", wisdom::cpu_model());
     let figure = TunePlot {
         results: &results,
         machine: &machine,

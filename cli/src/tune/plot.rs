@@ -122,6 +122,17 @@ impl Figure for TunePlot<'_> {
     }
 }
 
+/// Relative times beyond these are clipped (a run that lost its core to another process).
+const Y_RANGE: (f64, f64) = (1.0 / 16.0, 16.0);
+const LEGEND_WIDTH: u32 = 210;
+
+/// A legend entry: its text and how its line is drawn.
+struct Entry {
+    text: String,
+    style: ShapeStyle,
+    dashed: bool,
+}
+
 impl TunePlot<'_> {
     fn draw_panel<DB: DrawingBackend>(
         &self,
@@ -148,14 +159,20 @@ impl TunePlot<'_> {
         let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
             (a.min(x), b.max(x))
         });
-        let y1 = series
-            .iter()
-            .flat_map(|(_, _, p)| p.iter().map(|p| p.3))
-            .fold(1.0f64, f64::max);
         if !x0.is_finite() {
             return Ok(());
         }
-        let mut chart = ChartBuilder::on(area)
+        // Ratios are drawn as log2 so that 2× slower and 2× faster are as far from 1×.
+        let ys = || {
+            series
+                .iter()
+                .flat_map(|(_, _, p)| p.iter().flat_map(|p| [p.1, p.2, p.3]))
+        };
+        let y0 = (ys().fold(1.0f64, f64::min).log2() - 0.25).max(Y_RANGE.0.log2());
+        let y1 = (ys().fold(1.0f64, f64::max).log2() + 0.25).min(Y_RANGE.1.log2());
+        let clip = |y: f64| y.log2().clamp(y0, y1);
+        let (plot_area, legend_area) = area.split_horizontally(area.dim_in_pixel().0 - LEGEND_WIDTH);
+        let mut chart = ChartBuilder::on(&plot_area)
             .caption(
                 format!(
                     "{} thread(s), backend {}",
@@ -167,33 +184,40 @@ impl TunePlot<'_> {
             .margin(14)
             .x_label_area_size(52)
             .y_label_area_size(64)
-            .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), 0.0..(y1 * 1.1))?;
+            .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), y0..y1)?;
         chart
             .configure_mesh()
             .x_labels(((x1 - x0) as usize + 2).min(12))
             .x_label_formatter(&ticks::kib_log2)
-            .y_label_formatter(&|y| format!("{y:.1}×"))
+            .y_labels(((y1 - y0).ceil() as usize + 1) * 2)
+            .y_label_formatter(&ratio_label)
             .x_desc("L2 unit budget (log scale)")
-            .y_desc("commit time / default plan's")
+            .y_desc("commit time / default plan's (log scale)")
             .label_style((FONT, 15))
             .axis_desc_style((FONT, 16))
             .draw()?;
-        chart
-            .draw_series(LineSeries::new(
-                [(x0 - 0.5, 1.0), (x1 + 0.5, 1.0)],
-                BLACK.mix(0.6),
-            ))?
-            .label("default plan")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.6)));
-        for (i, &d) in derived.iter().enumerate() {
-            let line = DashedLineSeries::new([(d, 0.0), (d, y1 * 1.1)], 6, 4, GREY.stroke_width(2));
-            let drawn = chart.draw_series(line)?;
-            if i == 0 {
-                drawn
-                    .label("planner's L2 unit")
-                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 6, y)], GREY.stroke_width(2)));
-            }
+        let mut legend = vec![Entry {
+            text: "default plan (1×)".to_owned(),
+            style: BLACK.mix(0.6).stroke_width(1),
+            dashed: false,
+        }];
+        chart.draw_series(LineSeries::new(
+            [(x0 - 0.5, 0.0), (x1 + 0.5, 0.0)],
+            BLACK.mix(0.6),
+        ))?;
+        for &d in &derived {
+            chart.draw_series(DashedLineSeries::new(
+                [(d, y0), (d, y1)],
+                6,
+                4,
+                GREY.stroke_width(2),
+            ))?;
         }
+        legend.push(Entry {
+            text: "planner's L2 unit".to_owned(),
+            style: GREY.stroke_width(2),
+            dashed: true,
+        });
         for (setting, family, pts) in &series {
             let s = settings.iter().position(|s| s == setting).unwrap_or(0);
             let color = PALETTE[s % PALETTE.len()];
@@ -201,27 +225,69 @@ impl TunePlot<'_> {
                 Family::Wide => (color.stroke_width(2), 0.04, "wide"),
                 _ => (color.mix(0.55).stroke_width(2), -0.04, "narrow"),
             };
-            let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0 + shift, p.1)).collect();
-            chart
-                .draw_series(LineSeries::new(line, style))?
-                .label(format!("2^{} words, {name}", setting.log_n))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+            let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0 + shift, clip(p.1))).collect();
+            chart.draw_series(LineSeries::new(line, style))?;
+            chart.draw_series(pts.iter().map(|p| {
+                ErrorBar::new_vertical(
+                    p.0 + shift,
+                    clip(p.2),
+                    clip(p.1),
+                    clip(p.3),
+                    style.stroke_width(1),
+                    6,
+                )
+            }))?;
             chart.draw_series(
                 pts.iter()
-                    .map(|p| ErrorBar::new_vertical(p.0 + shift, p.2, p.1, p.3, style.stroke_width(1), 6)),
+                    .map(|p| Circle::new((p.0 + shift, clip(p.1)), 3, style.filled())),
             )?;
-            chart.draw_series(
-                pts.iter()
-                    .map(|p| Circle::new((p.0 + shift, p.1), 3, style.filled())),
-            )?;
+            legend.push(Entry {
+                text: format!("2^{} words, {name}", setting.log_n),
+                style,
+                dashed: false,
+            });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .label_font((FONT, 14))
-            .draw()?;
-        Ok(())
+        draw_legend(&legend_area, &legend)
+    }
+}
+
+/// `0.5×`, `1×`, `4×` at whole powers of two of a log2 coordinate; nothing between them.
+fn ratio_label(log2: &f64) -> String {
+    let whole = log2.round();
+    if (log2 - whole).abs() > 1e-6 {
+        return String::new();
+    }
+    format!("{}×", whole.exp2())
+}
+
+/// The entries in a column beside the chart, where they cover no data.
+fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[Entry]) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let font = (FONT, 14).into_font();
+    for (i, e) in entries.iter().enumerate() {
+        let y = 70 + 24 * i as i32;
+        if e.dashed {
+            for x in [4, 14, 24] {
+                area.draw(&PathElement::new(vec![(x, y), (x + 6, y)], e.style))?;
+            }
+        } else {
+            area.draw(&PathElement::new(vec![(4, y), (30, y)], e.style))?;
+        }
+        area.draw(&Text::new(e.text.clone(), (38, y - 8), font.clone()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ratios_are_labelled_at_powers_of_two() {
+        assert_eq!(super::ratio_label(&0.0), "1×");
+        assert_eq!(super::ratio_label(&2.0), "4×");
+        assert_eq!(super::ratio_label(&-1.0), "0.5×");
+        assert_eq!(super::ratio_label(&-3.0), "0.125×");
+        assert_eq!(super::ratio_label(&0.5), "");
     }
 }
