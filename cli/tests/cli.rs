@@ -412,6 +412,8 @@ fn tune_writes_whole_files_and_takes_the_old_spellings() {
             "1",
             "--repeats",
             "1",
+            "--backends",
+            "portable",
             "--out",
             s(&results),
             "--json",
@@ -423,6 +425,12 @@ fn tune_writes_whole_files_and_takes_the_old_spellings() {
     let v = json(&out);
     assert_eq!(v["version"], 1);
     assert_eq!(v["best"][0]["setting"]["threads"], 1);
+    assert_eq!(v["best"][0]["setting"]["backend"], "portable");
+    assert!(
+        v["best"][0]["setting"]["planner_l2_bytes"]
+            .as_u64()
+            .is_some_and(|b| b > 0)
+    );
     // Not a terminal: plain status lines on stderr.
     assert!(stderr(&out).contains("tune: 2^10 words"), "{}", stderr(&out));
     for name in [

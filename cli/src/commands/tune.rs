@@ -101,24 +101,25 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
             (codeword_bytes >> shape.log_inv_rate()) + codeword_bytes,
         )?;
     }
-    let backends: Vec<Option<BackendKind>> = match &args.backends {
-        None => vec![None],
-        Some(names) => {
-            let mut kinds = Vec::new();
-            for name in names {
-                let kind = crate::what_if::backend_kind(Some(name), false)?;
-                if !kinds.contains(&Some(kind)) {
-                    kinds.push(Some(kind));
-                }
-            }
-            kinds
-        }
-    };
-    if args.save && backends.len() > 1 {
+    let mut names: Vec<&str> = args.backends.iter().flatten().map(String::as_str).collect();
+    names.dedup();
+    if args.save && names.len() > 1 {
         return Err(CliError::Input(
             "--save keeps one backend's settings (wisdom is per machine, not per backend): give one --backends entry".to_owned(),
         ));
     }
+    let backends: Vec<Option<BackendKind>> = if names.is_empty() {
+        vec![None]
+    } else {
+        let mut kinds = Vec::new();
+        for name in names {
+            let kind = Some(crate::what_if::backend_kind(Some(name), false)?);
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        kinds
+    };
     let all = engine::bare_encoder(None)?.pool().num_workers();
     let mut worker_counts = args.threads.clone().unwrap_or_else(|| vec![1, all]);
     worker_counts.dedup();
