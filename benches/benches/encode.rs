@@ -5,7 +5,7 @@
 //! faults); each iteration runs one encode with no sink and times only the encode call
 //! (`iter_custom`; in-place encodes restore replica 0 before each timed encode). Throughput is
 //! set in lane-butterflies (rows/2 × (log rows − r) × lanes), so criterion's elem/s inverts to
-//! ns per lane-butterfly. Baseline in each group: the same encoder with the prior art's fixed
+//! ns per lane-butterfly. Baseline in each group: the same encoder with the leanVM engine's fixed
 //! plan constants (512 KiB / 2 MiB budgets, deep pass sized to the 2 MiB budget, wide with 64
 //! residues only at ≤ 2 workers). Before timing, every configuration's codeword is checked
 //! against the default plan's (BLAKE3 of the bytes).
@@ -21,10 +21,10 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The prior art's fixed constants, expressed as forced planner values: 512 KiB / 2 MiB
+/// The leanVM engine's fixed constants, expressed as forced planner values: 512 KiB / 2 MiB
 /// budgets, the deep pass sized to the 2 MiB "L3" budget, and at ≤ 2 workers the wide plan with
 /// 64 residues.
-fn prior_art_plan(workers: usize) -> PlanConfig {
+fn leanvm_plan(workers: usize) -> PlanConfig {
     let few = workers <= 2;
     PlanConfig {
         l2_bytes: Some(512 << 10),
@@ -124,7 +124,7 @@ impl<'a> Job<'a> {
     }
 }
 
-/// The topology-derived plan against the prior art's constants on one shape, at 1 and 2
+/// The topology-derived plan against the leanVM engine's constants on one shape, at 1 and 2
 /// workers, after checking that both give the same codeword.
 fn compare_plans(c: &mut Criterion, title: &str, input: Input, shape: Shape, samples: usize, secs: u64) {
     let msg = seeded_words(shape.message_words(), shape.log_rows().into());
@@ -147,7 +147,7 @@ fn compare_plans(c: &mut Criterion, title: &str, input: Input, shape: Shape, sam
         let mut expect = None;
         for (name, config) in [
             ("topology", PlanConfig::default()),
-            ("prior-art-constants", prior_art_plan(workers)),
+            ("leanvm-constants", leanvm_plan(workers)),
         ] {
             let enc = Encoder::builder()
                 .pool(pool.clone())

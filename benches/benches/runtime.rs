@@ -609,11 +609,18 @@ fn noisy_neighbour() {
     let witness = ntt_benches::witness(log_rows).repeat(lanes);
     let committers: Vec<Committer> = [&two, &one]
         .iter()
-        .map(|p| Committer::new(Encoder::new(Arc::clone(p), Backend::detect())))
+        .map(|p| {
+            let encoder = Encoder::builder()
+                .pool(Arc::clone(p))
+                .backend(Backend::detect())
+                .build()
+                .expect("an encoder on a running pool builds");
+            Committer::new(encoder)
+        })
         .collect();
     let commit = |c: &Committer| {
         let (commitment, _) = c
-            .commit(&witness, MessageLayout::Lanes, lanes, 1)
+            .commit(&witness, CommitParams::lanes(lanes).log_inv_rate(1))
             .expect("commit");
         commitment.root()
     };

@@ -78,23 +78,3 @@ pub fn bare_encoder_with(
 pub fn committer_on(threads: Option<usize>, domain: ntt_pcs::Domain) -> Result<Committer, CliError> {
     Ok(Committer::new(encoder(threads)?.with_domain(domain)))
 }
-
-/// The values `NTT_TOPOLOGY` takes; anything else is read as hwloc, which a typo should not hide.
-const TOPOLOGY_SOURCES: [&str; 3] = ["hwloc", "sysfs", "defaults"];
-
-/// Warns once per process, however many pools a command builds.
-pub fn warn_unknown_topology_source() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if let Some(value) = std::env::var_os("NTT_TOPOLOGY")
-            && !value.is_empty()
-            && !TOPOLOGY_SOURCES.iter().any(|s| value == *s)
-        {
-            eprintln!(
-                "warning: NTT_TOPOLOGY={} is not one of {}; reading the topology as if it were unset",
-                value.to_string_lossy(),
-                TOPOLOGY_SOURCES.join(", ")
-            );
-        }
-    });
-}

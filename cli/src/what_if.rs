@@ -18,14 +18,20 @@ use ntt_runtime::{TOPOLOGY_ENV, Topology, TopologySpec, WorkerLayout};
 pub fn requested(flag: Option<&str>) -> Result<TopologySpec, CliError> {
     match flag {
         Some(text) => TopologySpec::parse(text).map_err(|e| CliError::Input(e.to_string())),
-        None => {
-            let text = std::env::var(TOPOLOGY_ENV).unwrap_or_default();
-            TopologySpec::parse(&text).or_else(|_| {
-                crate::engine::warn_unknown_topology_source();
-                TopologySpec::parse("").map_err(|e| CliError::Input(e.to_string()))
-            })
-        }
+        None => Ok(TopologySpec::from_env().unwrap_or_else(|e| {
+            warn_malformed_env(&e);
+            TopologySpec::Hwloc
+        })),
     }
+}
+
+/// Warns once per process, however many pools a command builds, that `NTT_TOPOLOGY` was not
+/// understood (the runtime's own parser said why) and is read as unset.
+fn warn_malformed_env(error: &ntt_runtime::TopologyError) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        eprintln!("warning: {TOPOLOGY_ENV}: {error}; reading the topology as if it were unset");
+    });
 }
 
 /// Loads the topology `spec` names (this machine's, or a what-if's).

@@ -142,7 +142,7 @@ fn cases() -> Vec<Case> {
             .within(30),
         case("plan --log-n 12 --lanes 4 --threads 1", 0, "more than the").env("NTT_WISDOM", "@/huge.json"),
         // A typo in the topology source is not silently ignored.
-        case("plan --log-n 12 --lanes 4 --threads 1", 0, "warning: NTT_TOPOLOGY=bogus").env("NTT_TOPOLOGY", "bogus"),
+        case("plan --log-n 12 --lanes 4 --threads 1", 0, "warning: NTT_TOPOLOGY: unknown topology source `bogus`").env("NTT_TOPOLOGY", "bogus"),
         // Outputs: never partial, never half-replaced.
         case(
             "encode --input @/odd.bin --lanes 4 --log-inv-rate 1 --output @/keep.bin",
@@ -163,6 +163,8 @@ fn cases() -> Vec<Case> {
             "cannot both write standard output",
         ),
         case("tune --log-n 10 --output -", 2, "`-` cannot be one"),
+        case("tune --log-n 10 --lanes 4 --threads 1 --backends portable,neon --save", 2, "one --backends entry"),
+        case("tune --log-n 10 --lanes 4 --threads 1 --backends sse9", 2, "sse9"),
         // A standard output that cannot be written is an I/O failure, reported, not a panic.
         case("commit --input @/good.bin --lanes 4", 3, "cannot write standard output").stdout_full(),
         case("plan --log-n 12 --lanes 4 --threads 1", 3, "cannot write standard output").stdout_full(),

@@ -359,6 +359,23 @@ fn plan_explains_itself_in_text_and_json() {
     assert_eq!(v["version"], 1);
     assert_eq!(v["threads"], 2);
     assert!(v.get("workers").is_none(), "one name per concept: threads");
+    // The short form the other commands print, in both outputs, and the same in both.
+    let summary = v["summary"].as_str().expect("a summary string");
+    assert!(
+        summary.contains("sweep(s): gather[") && summary.contains("| sink 2^"),
+        "{summary}"
+    );
+    assert!(
+        stdout(&text).contains(&format!("  short: {summary}\n")),
+        "{}",
+        stdout(&text)
+    );
+    let help = stdout(&ntt(&["plan", "--help"]));
+    assert!(
+        help.contains("Reading a plan's short form") && help.contains("deep-l2[a..L t×2^mr]"),
+        "{help}"
+    );
+    assert!(help.contains("Examples:"), "{help}");
 }
 
 #[test]
@@ -395,6 +412,8 @@ fn tune_writes_whole_files_and_takes_the_old_spellings() {
             "1",
             "--repeats",
             "1",
+            "--backends",
+            "portable",
             "--out",
             s(&results),
             "--json",
@@ -406,6 +425,12 @@ fn tune_writes_whole_files_and_takes_the_old_spellings() {
     let v = json(&out);
     assert_eq!(v["version"], 1);
     assert_eq!(v["best"][0]["setting"]["threads"], 1);
+    assert_eq!(v["best"][0]["setting"]["backend"], "portable");
+    assert!(
+        v["best"][0]["setting"]["planner_l2_bytes"]
+            .as_u64()
+            .is_some_and(|b| b > 0)
+    );
     // Not a terminal: plain status lines on stderr.
     assert!(stderr(&out).contains("tune: 2^10 words"), "{}", stderr(&out));
     for name in [
@@ -413,6 +438,7 @@ fn tune_writes_whole_files_and_takes_the_old_spellings() {
         "measurements.json",
         "summary.json",
         "plot.svg",
+        "plot.png",
     ] {
         assert!(results.join(name).is_file(), "{name}");
     }
@@ -422,7 +448,7 @@ fn tune_writes_whole_files_and_takes_the_old_spellings() {
     assert!(
         std::fs::read_to_string(results.join("measurements.csv"))
             .unwrap()
-            .starts_with("log_n,lanes,log_inv_rate,threads,")
+            .starts_with("log_n,lanes,log_inv_rate,threads,backend,")
     );
     assert_no_temporaries(&results);
 }

@@ -4,14 +4,41 @@ use crate::args::{EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
 use crate::{engine, files, report, what_if};
 use clap::Args;
+use ntt_pcs::plan::Plan;
 use ntt_pcs::{Expansion, Shape};
+
+const EXAMPLES: &str = "Examples:
+  ntt plan --log-n 24 --lanes 64 --log-inv-rate 1 --threads 2
+  ntt plan --log-n 28 --lanes 64 --log-inv-rate 2 --json
+  ntt plan --log-n 24 --topology xml:server.xml --threads 64 --backend avx512   # another machine";
+
+/// How to read the one-line form of a plan (`ntt plan --help`; docs/ARCHITECTURE.md, "Reading
+/// a plan", says the same with a drawing).
+const NOTATION: &str = "Reading a plan's short form (printed by `ntt commit`, `ntt topology`, `ntt tune` and,
+as `short:`, here), for 2^22 words in 64 lanes at rate 1/2 (2^17 codeword rows) with
+a 2 MiB L2 per worker:
+
+  2 sweep(s): gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r] | wide | sink 2^12 rows | cached
+
+  2 sweep(s)         passes over the codeword buffer, each reading and writing all of it
+  gather[a..b 2^gr×k]
+                     a gathered pass: layers a to b (b excluded) on groups of 2^g rows
+                     taken 2^(L-b) rows apart (L = log2 codeword rows), k adjacent
+                     residues (columns of rows) per group
+  deep-l2[a..L t×2^mr]
+                     the deep pass: layers a to L in t tasks, each on 2^m contiguous rows
+                     sized to the L2 budget (deep-l3: to the L3 budget)
+  replicate          every layer is a copy (rate only, nothing to transform)
+  wide | narrow      the gate: several adjacent residues per group, or one
+  sink 2^s rows      the hasher takes finished rows in blocks of 2^s while they are in
+                     cache; `(unfused)` when it reads them back in one more sweep
+  cached | streaming plain or non-temporal stores
+
+Layers 0 to r (r = log2 of the inverse rate) are copies of the message and never run.";
 
 /// Flags of `ntt plan`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  \
-    ntt plan --log-n 24 --lanes 64 --log-inv-rate 1 --threads 2\n  \
-    ntt plan --log-n 28 --lanes 64 --log-inv-rate 2 --json\n  \
-    ntt plan --log-n 24 --topology xml:server.xml --threads 64 --backend avx512   # another machine")]
+#[command(after_help = EXAMPLES, after_long_help = format!("{NOTATION}\n\n{EXAMPLES}"))]
 pub struct PlanArgs {
     /// Log2 of the witness size in words.
     #[arg(long, value_name = "N")]
@@ -79,14 +106,16 @@ pub fn run(args: PlanArgs) -> Result<(), CliError> {
         let workers = args.engine.threads.unwrap_or(topology.cores);
         let plan = what_if::plan(&topology, workers, backend, shape, args.layout.into());
         let text = if args.json.json {
-            let mut value = serde_json::to_value(&plan)?;
-            report::workers_as_threads(&mut value);
+            let mut value = plan_json(&plan)?;
             if let Some(object) = value.as_object_mut() {
                 object.insert("what_if".to_owned(), serde_json::to_value(spec.to_string())?);
             }
             report::json(&value)?
         } else {
-            format!("what-if: {spec} (another machine; nothing runs on it)\n{plan}\n")
+            format!(
+                "what-if: {spec} (another machine; nothing runs on it)\n{plan}\n  short: {}\n",
+                plan.summary()
+            )
         };
         return files::print(&text);
     }
@@ -98,14 +127,23 @@ pub fn run(args: PlanArgs) -> Result<(), CliError> {
     let engine = engine::engine_with(args.engine.threads, forced, Some(backend))?;
     let plan = engine.encoder.plan(shape, args.layout.into());
     let text = if args.json.json {
-        let mut value = serde_json::to_value(&plan)?;
-        report::workers_as_threads(&mut value);
+        let mut value = plan_json(&plan)?;
         if let Some(object) = value.as_object_mut() {
             object.insert("wisdom".to_owned(), serde_json::to_value(&engine.wisdom)?);
         }
         report::json(&value)?
     } else {
-        format!("{plan}\nwisdom: {}\n", engine.wisdom)
+        format!("{plan}\n  short: {}\nwisdom: {}\n", plan.summary(), engine.wisdom)
     };
     files::print(&text)
+}
+
+/// The plan's fields, the worker count as `threads`, and its short form as `summary`.
+fn plan_json(plan: &Plan) -> Result<serde_json::Value, CliError> {
+    let mut value = serde_json::to_value(plan)?;
+    report::workers_as_threads(&mut value);
+    if let Some(object) = value.as_object_mut() {
+        object.insert("summary".to_owned(), serde_json::Value::String(plan.summary()));
+    }
+    Ok(value)
 }

@@ -5,10 +5,12 @@ use crate::commands::plan::shape_for;
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::tune::measure::interleaved;
+use crate::tune::plot::TunePlot;
 use crate::tune::report::{self, Best, Measured, Setting};
 use crate::tune::sweep::{self, Depth};
 use crate::{engine, progress, report as json_report, workload};
 use clap::Args;
+use ntt_kernels::BackendKind;
 use ntt_pcs::memory;
 use ntt_pcs::wisdom::{self, ShapeClass, Wisdom, WisdomEntry};
 use ntt_pcs::{CommitParams, Committer, Encoder, Expansion, MessageLayout, PlanConfig};
@@ -21,8 +23,9 @@ use std::path::PathBuf;
 #[command(after_help = "Examples:\n  \
     ntt tune                                 # 2^20..2^24 words, 1 and all workers (< 2 minutes)\n  \
     ntt tune --full --output tune-results    # a wider sweep, more repeats\n  \
-    ntt tune --log-n 22 --threads 2 --save   # keep the best settings as wisdom\n\
-Writes measurements.csv, measurements.json, summary.json and plot.svg to --output.")]
+    ntt tune --log-n 22 --threads 2 --save   # keep the best settings as wisdom\n  \
+    ntt tune --log-n 22 --backends avx2,avx512   # the same sweep on each backend\n\
+Writes measurements.csv, measurements.json, summary.json, plot.svg and plot.png to --output.")]
 pub struct TuneArgs {
     /// Witness sizes to tune, as log2 words (comma-separated).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -38,6 +41,10 @@ pub struct TuneArgs {
     /// Worker counts to tune (comma-separated; default: 1 and every allowed core).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     threads: Option<Vec<usize>>,
+    /// Backends to sweep (comma-separated: portable, pclmul, avx2, avx512, neon; each must run
+    /// on this CPU). Default: `NTT_BACKEND`, else the best this CPU runs.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    backends: Option<Vec<String>>,
     /// Timed rounds per configuration.
     #[arg(long, alias = "repeats", value_name = "K")]
     repeat: Option<usize>,
@@ -94,6 +101,25 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
             (codeword_bytes >> shape.log_inv_rate()) + codeword_bytes,
         )?;
     }
+    let mut names: Vec<&str> = args.backends.iter().flatten().map(String::as_str).collect();
+    names.dedup();
+    if args.save && names.len() > 1 {
+        return Err(CliError::Input(
+            "--save keeps one backend's settings (wisdom is per machine, not per backend): give one --backends entry".to_owned(),
+        ));
+    }
+    let backends: Vec<Option<BackendKind>> = if names.is_empty() {
+        vec![None]
+    } else {
+        let mut kinds = Vec::new();
+        for name in names {
+            let kind = Some(crate::what_if::backend_kind(Some(name), false)?);
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        kinds
+    };
     let all = engine::bare_encoder(None)?.pool().num_workers();
     let mut worker_counts = args.threads.clone().unwrap_or_else(|| vec![1, all]);
     worker_counts.dedup();
@@ -108,20 +134,25 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
     }
     let mut results: Vec<Measured> = Vec::new();
     let mut topology = None;
-    for &workers in &worker_counts {
-        let base = engine::bare_encoder(Some(workers))?;
-        topology.get_or_insert_with(|| base.pool().topology().clone());
-        for &log_n in &log_ns {
-            let shape = shape_for(log_n, args.lanes, args.log_inv_rate, args.expansion.expansion())?;
-            let current = base.plan(shape, MessageLayout::Lanes);
-            let candidates = sweep::candidates(&current, depth);
-            let setting = Setting {
-                log_n,
-                lanes: args.lanes,
-                log_inv_rate: args.log_inv_rate,
-                threads: workers,
-            };
-            results.extend(measure_setting(&base, setting, shape, &candidates, rounds)?);
+    for &backend in &backends {
+        for &workers in &worker_counts {
+            let base = engine::bare_encoder_with(Some(workers), None, backend)?;
+            topology.get_or_insert_with(|| base.pool().topology().clone());
+            for &log_n in &log_ns {
+                let shape = shape_for(log_n, args.lanes, args.log_inv_rate, args.expansion.expansion())?;
+                // The sweep is centred on the plan the planner makes now for this setting.
+                let current = base.plan(shape, MessageLayout::Lanes);
+                let candidates = sweep::candidates(&current, depth);
+                let setting = Setting {
+                    log_n,
+                    lanes: args.lanes,
+                    log_inv_rate: args.log_inv_rate,
+                    threads: workers,
+                    backend: current.backend,
+                    planner_l2_bytes: current.l2_unit_bytes,
+                };
+                results.extend(measure_setting(&base, setting, shape, &candidates, rounds)?);
+            }
         }
     }
     let best = report::best_per_setting(&results);
@@ -138,8 +169,17 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
         })?
         .as_bytes(),
     )?;
-    let svg = report::plot(&results).map_err(|e| CliError::System(format!("cannot draw the plot: {e}")))?;
-    files::write_bytes(&file("plot.svg"), svg.as_bytes())?;
+    let machine = format!("{}, {rounds} timed rounds per candidate", wisdom::cpu_model());
+    let figure = TunePlot {
+        results: &results,
+        machine: &machine,
+    };
+    let plot_error = |e: ntt_plot::PlotError| CliError::System(e.to_string());
+    files::write_bytes(
+        &file("plot.svg"),
+        ntt_plot::svg(&figure).map_err(plot_error)?.as_bytes(),
+    )?;
+    files::write_bytes(&file("plot.png"), &ntt_plot::png(&figure).map_err(plot_error)?)?;
 
     let topology = topology.expect("at least one worker count ran");
     let saved_to = if args.save {
@@ -293,7 +333,7 @@ fn summary_text(s: &Summary<'_>, results: &[Measured], dir: &std::path::Path) ->
     }
     let _ = writeln!(
         out,
-        "\nwrote {}/measurements.csv, measurements.json, summary.json, plot.svg",
+        "\nwrote {}/measurements.csv, measurements.json, summary.json, plot.svg, plot.png",
         dir.display()
     );
     if let Some(p) = &s.saved_to {

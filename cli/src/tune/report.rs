@@ -1,29 +1,33 @@
-//! Summaries, files and the plot of a tuning run.
+//! Summaries and files of a tuning run (its plot: [`super::plot`]).
 
 use super::sweep::{Candidate, Family};
 use crate::stats::Spread;
-use plotters::prelude::*;
+use ntt_kernels::BackendKind;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-/// The shape and worker count one group of candidates ran at.
+/// The shape, worker count and backend one group of candidates ran at.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 pub struct Setting {
     pub log_n: u32,
     pub lanes: usize,
     pub log_inv_rate: u32,
     pub threads: usize,
+    pub backend: BackendKind,
+    /// The L2 unit of the plan the planner makes now (the sweep's 1× point).
+    pub planner_l2_bytes: usize,
 }
 
 impl Setting {
     pub fn name(&self) -> String {
         format!(
-            "2^{} words, {} lanes, rate 1/{}, {} thread(s)",
+            "2^{} words, {} lanes, rate 1/{}, {} thread(s), {}",
             self.log_n,
             self.lanes,
             1u32 << self.log_inv_rate,
-            self.threads
+            self.threads,
+            format!("{:?}", self.backend).to_lowercase()
         )
     }
 }
@@ -97,7 +101,7 @@ pub fn best_per_setting(results: &[Measured]) -> Vec<Best> {
 /// One row per sample.
 pub fn csv(results: &[Measured]) -> String {
     let mut out = String::from(
-        "log_n,lanes,log_inv_rate,threads,label,family,l2_bytes,l3_bytes,wide,log_residues,deep,round,ms\n",
+        "log_n,lanes,log_inv_rate,threads,backend,label,family,l2_bytes,l3_bytes,wide,log_residues,deep,round,ms\n",
     );
     for r in results {
         let c = &r.candidate.config;
@@ -105,11 +109,12 @@ pub fn csv(results: &[Measured]) -> String {
         for (round, ms) in r.samples_ms.iter().enumerate() {
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{:?},{},{},{},{},{},{round},{ms:.4}",
+                "{},{},{},{},{},{},{:?},{},{},{},{},{},{round},{ms:.4}",
                 r.setting.log_n,
                 r.setting.lanes,
                 r.setting.log_inv_rate,
                 r.setting.threads,
+                format!("{:?}", r.setting.backend).to_lowercase(),
                 r.candidate.label,
                 r.candidate.family,
                 opt(c.l2_bytes.map(|v| v.to_string())),
@@ -123,105 +128,6 @@ pub fn csv(results: &[Measured]) -> String {
     out
 }
 
-/// Median time against L2 budget for the narrow and wide families (one panel per setting),
-/// with the default's median as a horizontal reference line, as an SVG document.
-pub fn plot(results: &[Measured]) -> Result<String, String> {
-    let mut svg = String::new();
-    draw(results, &mut svg)?;
-    Ok(svg)
-}
-
-fn draw(results: &[Measured], svg: &mut String) -> Result<(), String> {
-    let mut settings: Vec<Setting> = Vec::new();
-    for r in results {
-        if !settings.contains(&r.setting) {
-            settings.push(r.setting);
-        }
-    }
-    let cols = settings.len().clamp(1, 2);
-    let rows = settings.len().div_ceil(cols).max(1);
-    let root = SVGBackend::with_string(svg, (640 * cols as u32, 420 * rows as u32)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    for (panel, setting) in root.split_evenly((rows, cols)).iter().zip(&settings) {
-        let group: Vec<&Measured> = results.iter().filter(|r| r.setting == *setting).collect();
-        let series = |family: Family| -> Vec<(f64, f64)> {
-            let mut pts: Vec<(f64, f64)> = group
-                .iter()
-                .filter(|r| r.candidate.family == family)
-                .filter_map(|r| {
-                    r.candidate
-                        .config
-                        .l2_bytes
-                        .map(|b| ((b as f64 / 1024.0).log2(), r.ms.median))
-                })
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            pts
-        };
-        let narrow = series(Family::Narrow);
-        let wide = series(Family::Wide);
-        let default_ms = group
-            .iter()
-            .find(|r| r.candidate.label == "default")
-            .map(|r| r.ms.median);
-        let xs: Vec<f64> = narrow.iter().chain(&wide).map(|p| p.0).collect();
-        let ys: Vec<f64> = narrow
-            .iter()
-            .chain(&wide)
-            .map(|p| p.1)
-            .chain(default_ms)
-            .collect();
-        if xs.is_empty() {
-            continue;
-        }
-        let (x0, x1) = (
-            xs.iter().copied().fold(f64::INFINITY, f64::min),
-            xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        );
-        let y1 = ys.iter().copied().fold(0.0, f64::max) * 1.15;
-        let mut chart = ChartBuilder::on(panel)
-            .caption(setting.name(), ("sans-serif", 16))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(56)
-            .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), 0.0..y1.max(1e-3))
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .x_desc("L2 unit budget (log2 KiB)")
-            .y_desc("median ms")
-            .draw()
-            .map_err(|e| e.to_string())?;
-        for (name, pts, color) in [("narrow", narrow, BLUE), ("wide", wide, RED)] {
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .map_err(|e| e.to_string())?
-                .label(name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(|e| e.to_string())?;
-        }
-        if let Some(d) = default_ms {
-            chart
-                .draw_series(LineSeries::new(
-                    vec![(x0 - 0.5, d), (x1 + 0.5, d)],
-                    BLACK.mix(0.6),
-                ))
-                .map_err(|e| e.to_string())?
-                .label("default plan")
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.mix(0.6)));
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
-    }
-    root.present().map_err(|e| e.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +139,8 @@ mod tests {
             lanes: 4,
             log_inv_rate: 1,
             threads: 1,
+            backend: BackendKind::Portable,
+            planner_l2_bytes: 8192,
         };
         let samples: Vec<Duration> = ms.iter().map(|&m| Duration::from_millis(m)).collect();
         let config = PlanConfig {
@@ -274,7 +182,21 @@ mod tests {
             measured("n", Family::Narrow, &[1, 2]),
         ];
         assert_eq!(csv(&results).lines().count(), 1 + 4);
-        let svg = plot(&results).unwrap();
-        assert!(svg.contains("<svg") && svg.contains("narrow"));
+        let plot = super::super::plot::TunePlot {
+            results: &results,
+            machine: "Test CPU",
+        };
+        let svg = ntt_plot::svg(&plot).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("narrow") && svg.contains("Test CPU"));
+        // SVG escapes the apostrophe.
+        assert!(
+            svg.contains("planner&apos;s L2 unit") || svg.contains("planner's L2 unit"),
+            "the derived budget is marked"
+        );
+        assert!(
+            svg.contains("1 thread(s), backend portable"),
+            "one panel per worker count"
+        );
+        assert!(ntt_plot::png(&plot).unwrap().len() > 1000);
     }
 }

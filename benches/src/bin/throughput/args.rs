@@ -14,6 +14,16 @@ pub struct Args {
     /// Also write the JSON document to this file (the tables still print).
     #[arg(long)]
     pub save: Option<std::path::PathBuf>,
+    /// Draw the plots (baselines, bound, scaling; SVG and PNG) into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<std::path::PathBuf>,
+    /// Measure nothing: draw the plots of a document saved with `--save` or `--json`
+    /// (needs `--plot`).
+    #[arg(long, value_name = "FILE", requires = "plot")]
+    pub from: Option<std::path::PathBuf>,
+    /// A line printed under each plot's title beside the machine (say what the run was on).
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub plot_note: String,
     /// Witness sizes as log2(words): `20..24` and `20..=24` are both inclusive, or a list `20,22`.
     #[arg(long, default_value = "20..22", value_parser = parse_list)]
     pub log_n: List,

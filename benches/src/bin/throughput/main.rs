@@ -2,13 +2,16 @@
 //!
 //! Prints the machine's physical limits, the engine's commit / encode / hashing throughput and
 //! the baselines side by side, all measured by this one process. GiB/s is witness bytes (the
-//! committed data) per second of the median run.
+//! committed data) per second of the median run. `--plot DIR` draws the run (or, with
+//! `--from FILE`, a saved run) as SVG and PNG plots.
 
 mod args;
 mod compare;
+mod figures;
 mod measurement;
 mod ours;
 mod report;
+mod saved;
 
 use args::Args;
 use clap::Parser;
@@ -16,6 +19,10 @@ use ntt_benches::{Limits, Ours};
 
 fn main() {
     let args = Args::parse();
+    if let (Some(from), Some(dir)) = (&args.from, &args.plot) {
+        let saved = saved::Saved::read(from).unwrap_or_else(|e| fail(&e, 2));
+        return plot(&saved, &args.plot_note, dir);
+    }
     let (table_shapes, compare_shapes) = match args.shapes() {
         Ok(shapes) => shapes,
         Err(e) => {
@@ -91,9 +98,28 @@ fn main() {
         println!("{text}");
     }
     if let Some(path) = &args.save
-        && let Err(e) = std::fs::write(path, text)
+        && let Err(e) = std::fs::write(path, &text)
     {
-        eprintln!("error: cannot write {}: {e}", path.display());
-        std::process::exit(1);
+        fail(&format!("cannot write {}: {e}", path.display()), 1);
     }
+    if let Some(dir) = &args.plot {
+        let saved: saved::Saved = serde_json::from_str(&text).expect("the document just written reads back");
+        plot(&saved, &args.plot_note, dir);
+    }
+}
+
+fn plot(saved: &saved::Saved, note: &str, dir: &std::path::Path) {
+    match figures::write_all(saved, note, dir) {
+        Ok(files) => {
+            for f in files {
+                eprintln!("wrote {}", f.display());
+            }
+        }
+        Err(e) => fail(&e.to_string(), 1),
+    }
+}
+
+fn fail(message: &str, code: i32) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(code);
 }
