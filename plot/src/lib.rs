@@ -3,7 +3,7 @@
 //! on a machine without system fonts (a container, CI) as on a desktop.
 //!
 //! A plot is a [`Figure`]: its size and a `draw` generic over the plotters backend, so one drawing
-//! routine makes both files. [`svg`] and [`png`] render it; [`write_both`] writes `STEM.svg` and
+//! routine makes both files. [`svg()`] and [`png()`] render it; [`write_both`] writes `STEM.svg` and
 //! `STEM.png` side by side. Text uses the family [`FONT`], registered from the bundled bytes on
 //! first use.
 //!
@@ -35,6 +35,8 @@
 //! assert_eq!(&png[1..4], b"PNG");
 //! assert!(ntt_plot::svg(&Line).expect("renders").contains("y = x"));
 //! ```
+
+#![deny(missing_docs)]
 
 mod font;
 mod render;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a plot could not be made.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PlotError {
     /// The drawing itself failed (an empty range, a font that cannot lay out a text).
     #[error("cannot draw the plot: {0}")]
@@ -16,7 +17,12 @@ pub enum PlotError {
     Png(#[from] png::EncodingError),
     /// A file could not be written.
     #[error("cannot write {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why it could not be written.
+        source: std::io::Error,
+    },
 }
 
 impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for PlotError {
