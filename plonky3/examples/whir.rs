@@ -331,7 +331,7 @@ fn main() {
     } else {
         args.workers
     };
-    // Plonky3 runs on rayon (its `parallel` feature); the engine on its own unpinned pool of the
+    // Plonky3 runs on rayon (its `parallel` feature); the engine on its own pinned pool of the
     // same size. Only one of them works at a time.
     let rayon = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)

@@ -39,10 +39,11 @@
 //! # Sharing the cores with rayon
 //! Plonky3 hashes, folds and runs sumcheck on its rayon pool; the engine encodes on its own pool.
 //! The two never run at the same time within one prover call (an encode returns before Plonky3
-//! goes on), so both may have one worker per core: the idle pool's threads sleep. Neither pool
-//! should pin its workers to the cores the other uses: [`EngineNtt::with_workers`] starts an
-//! unpinned pool for that reason. To run a prover on fewer cores, size both pools alike
-//! (`RAYON_NUM_THREADS` and `NTT_THREADS`, or a rayon `ThreadPool::install` and
+//! goes on), so both may have one worker per core: the idle pool's threads sleep.
+//! [`EngineNtt::with_workers`] pins its workers one per core (rayon's never pin, so its threads
+//! run where the engine leaves room) unless another pool of the process already pins workers;
+//! two pinned pools would stack on the same cores. To run a prover on fewer cores, size both
+//! pools alike (`RAYON_NUM_THREADS` and `NTT_THREADS`, or a rayon `ThreadPool::install` and
 //! [`EngineNtt::with_workers`]).
 
 #![deny(missing_docs)]

@@ -61,18 +61,22 @@ impl Blake3Mmcs {
         Self { pool }
     }
 
-    /// A pool of `workers` unpinned workers (0: `NTT_THREADS`, else one per core), like
-    /// [`EngineNtt::with_workers`].
+    /// A pool of `workers` workers (0: `NTT_THREADS`, else one per core), pinned as
+    /// [`EngineNtt::with_workers`] pins (one per core unless another pool of the process already
+    /// pins workers). [`Blake3Mmcs::sharing_pool_of`] an `EngineNtt` avoids a second pool.
     ///
     /// # Panics
     /// If the pool cannot be started (the OS refuses threads, or `NTT_THREADS` is malformed).
     pub fn with_workers(workers: usize) -> Self {
-        let pool = ThreadPoolBuilder::new()
+        let builder = ThreadPoolBuilder::new()
             .num_threads(workers)
-            .pin(PinPolicy::None)
-            .thread_name(|i| format!("ntt-plonky3-mmcs-{i}"))
-            .build()
-            .expect("start the engine's worker threads");
+            .thread_name(|i| format!("ntt-plonky3-mmcs-{i}"));
+        let builder = if ntt_runtime::pinned_cpus().is_empty() {
+            builder
+        } else {
+            builder.pin(PinPolicy::None)
+        };
+        let pool = builder.build().expect("start the engine's worker threads");
         Self::new(Arc::new(pool))
     }
 
