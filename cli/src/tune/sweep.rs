@@ -121,7 +121,7 @@ pub fn candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ntt_kernels::Backend;
+    use ntt_kernels::BackendKind;
     use ntt_pcs::plan::plan_for;
     use ntt_pcs::{MessageLayout, Shape};
     use ntt_runtime::WorkerBudget;
@@ -138,7 +138,7 @@ mod tests {
             Some(MessageLayout::Lanes),
             1,
             &[budget],
-            Backend::portable(),
+            BackendKind::Portable,
             &PlanConfig::default(),
         )
     }
