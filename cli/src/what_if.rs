@@ -87,16 +87,12 @@ pub fn plan(
     layout: MessageLayout,
 ) -> Plan {
     let workers = WorkerLayout::new(topology, workers, None);
-    // The planner takes a checked `Backend` but reads only its kind, so plan with one that runs
-    // here and record the kind planned for.
-    let mut plan = plan_for(
+    plan_for(
         shape,
         Some(layout),
         workers.placements.len(),
         &workers.budgets,
-        Backend::portable(),
+        backend,
         &PlanConfig::default(),
-    );
-    plan.backend = backend;
-    plan
+    )
 }

@@ -445,6 +445,19 @@ fn tune_writes_whole_files_and_takes_the_old_spellings() {
     let measurements: serde_json::Value =
         serde_json::from_slice(&std::fs::read(results.join("measurements.json")).unwrap()).unwrap();
     assert_eq!(measurements["version"], 1);
+    // Every candidate is one point: timed itself, or listed under the point whose plan it shares.
+    let mut labels: Vec<&str> = Vec::new();
+    for m in measurements["measurements"].as_array().expect("measurements") {
+        labels.push(m["candidate"]["label"].as_str().expect("a label"));
+        for same in m["same_plan"].as_array().expect("same_plan") {
+            labels.push(same.as_str().expect("a label"));
+        }
+    }
+    let count = labels.len();
+    labels.sort_unstable();
+    labels.dedup();
+    assert_eq!(labels.len(), count, "a candidate is in two points");
+    assert!(labels.contains(&"default"));
     assert!(
         std::fs::read_to_string(results.join("measurements.csv"))
             .unwrap()

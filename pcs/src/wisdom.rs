@@ -12,6 +12,7 @@ use crate::plan::PlanConfig;
 use crate::shape::Shape;
 use ntt_runtime::Topology;
 use serde::{Deserialize, Serialize};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The environment variable that overrides the wisdom file's location or disables wisdom.
@@ -255,14 +256,21 @@ impl Wisdom {
     }
 
     /// Writes the wisdom as pretty JSON, creating the directory; atomically replaces the file.
+    /// Each save writes a temporary file of its own beside `path`, so concurrent saves do not
+    /// interfere: the file ends up as one of them, whole.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)?;
-        }
+        let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(dir) => {
+                std::fs::create_dir_all(dir)?;
+                dir
+            }
+            None => Path::new("."),
+        };
         let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, json + "\n")?;
-        std::fs::rename(&tmp, path)
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        tmp.write_all(json.as_bytes())?;
+        tmp.write_all(b"\n")?;
+        tmp.persist(path).map(drop).map_err(|e| e.error)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The planner is a pure function of its inputs, follows the pool's budgets, explains itself
 //! and serialises.
 
-use ntt_kernels::Backend;
+use ntt_kernels::BackendKind;
 use ntt_pcs::plan::{Plan, plan, plan_in_place};
 use ntt_pcs::{DeepBudget, Expansion, MessageLayout, PlanConfig, Shape};
 use ntt_runtime::WorkerBudget;
@@ -27,7 +27,7 @@ fn layers_covered(p: &Plan) -> u32 {
 
 #[test]
 fn plans_follow_the_budgets() {
-    let backend = Backend::detect();
+    let backend = BackendKind::Portable;
     let cfg = PlanConfig::default();
     let big = plan(
         target(),
@@ -100,7 +100,7 @@ fn the_gathered_pass_gets_a_full_radix_step() {
     let b = budgets(1, 2 << 20, 300 << 20);
     for (log_rows, gathered, deep) in [(14, 3, 10), (15, 3, 11), (16, 3, 12), (17, 4, 12)] {
         let shape = Shape::new(log_rows, 64, 1).expect("valid shape");
-        let p = plan_in_place(shape, 1, &b, Backend::detect(), &PlanConfig::default());
+        let p = plan_in_place(shape, 1, &b, BackendKind::Portable, &PlanConfig::default());
         let split: Vec<u32> = p.gathered.iter().map(|g| g.log_group_rows).collect();
         assert_eq!(split, [gathered], "{p}");
         assert_eq!(
@@ -112,9 +112,25 @@ fn the_gathered_pass_gets_a_full_radix_step() {
     }
 }
 
+/// The backend is recorded, not consulted: any kind plans, whether or not this CPU runs it, and
+/// every kind gets the same passes.
+#[test]
+fn the_backend_kind_is_recorded_and_changes_no_pass() {
+    let b = budgets(2, 2 << 20, 150 << 20);
+    let cfg = PlanConfig::default();
+    let portable = plan(target(), MessageLayout::Lanes, 2, &b, BackendKind::Portable, &cfg);
+    for kind in BackendKind::ALL {
+        let p = plan(target(), MessageLayout::Lanes, 2, &b, kind, &cfg);
+        assert_eq!(p.backend, kind);
+        let mut as_portable = p.clone();
+        as_portable.backend = BackendKind::Portable;
+        assert_eq!(as_portable, portable, "{kind:?}");
+    }
+}
+
 #[test]
 fn forced_values_override_the_topology() {
-    let backend = Backend::detect();
+    let backend = BackendKind::Portable;
     let b = budgets(2, 2 << 20, 150 << 20);
     let forced = PlanConfig {
         l2_bytes: Some(64 << 10),
@@ -139,7 +155,7 @@ fn plans_explain_themselves_and_serialise() {
         MessageLayout::Lanes,
         2,
         &budgets(2, 2 << 20, 150 << 20),
-        Backend::detect(),
+        BackendKind::Portable,
         &PlanConfig::default(),
     );
     let text = p.to_string();
@@ -183,9 +199,9 @@ proptest::proptest! {
         let b = budgets(workers, 1 << log_l2, 1 << (log_l2 + log_l3_extra));
         let cfg = PlanConfig::default();
         let p = if in_place {
-            plan_in_place(shape, workers, &b, Backend::portable(), &cfg)
+            plan_in_place(shape, workers, &b, BackendKind::Portable, &cfg)
         } else {
-            plan(shape, MessageLayout::Lanes, workers, &b, Backend::portable(), &cfg)
+            plan(shape, MessageLayout::Lanes, workers, &b, BackendKind::Portable, &cfg)
         };
         let mut layer = shape.log_inv_rate();
         for g in &p.gathered {

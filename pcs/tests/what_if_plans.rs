@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use ntt_kernels::Backend;
+use ntt_kernels::BackendKind;
 use ntt_pcs::plan::{PlanConfig, plan};
 use ntt_pcs::{MessageLayout, Shape};
 use ntt_runtime::{Topology, WorkerLayout};
@@ -57,7 +57,7 @@ fn snapshot(name: &str) -> String {
                 MessageLayout::Lanes,
                 workers,
                 &layout.budgets,
-                Backend::portable(),
+                BackendKind::Portable,
                 &PlanConfig::default(),
             );
             writeln!(s, "  2^{log_n}: {}", p.summary()).expect("write");

@@ -94,6 +94,45 @@ fn the_plan_follows_matching_wisdom_only_for_its_class() {
     );
 }
 
+/// Saves racing on one path (four threads, two contents) all succeed, leave the file whole (one
+/// of the saves) and leave no temporary file behind.
+#[test]
+fn concurrent_saves_all_succeed_and_leave_one_whole_file() {
+    let enc = encoder();
+    let topology = enc.pool().topology().clone();
+    let first = forcing_wisdom(&topology, &enc);
+    let mut second = first.clone();
+    second.insert(WisdomEntry {
+        class: ShapeClass::of(Shape::new(21, 64, 1).expect("valid shape"), 2),
+        config: PlanConfig::default(),
+        speedup: 1.1,
+        significant: false,
+    });
+    assert_ne!(first, second);
+    let path = temp_file("concurrent");
+    let start = std::sync::Barrier::new(4);
+    std::thread::scope(|scope| {
+        for w in [&first, &second, &first, &second] {
+            let (path, start) = (&path, &start);
+            scope.spawn(move || {
+                start.wait();
+                for _ in 0..200 {
+                    w.save(path).expect("a concurrent save succeeds");
+                }
+            });
+        }
+    });
+    let (loaded, status) = wisdom::load_from(&path, &topology);
+    let loaded = loaded.unwrap_or_else(|| panic!("a whole file: {status:?}"));
+    assert!(loaded == first || loaded == second);
+    let dir = path.parent().expect("a directory");
+    let names: Vec<_> = std::fs::read_dir(dir)
+        .expect("the directory")
+        .map(|e| e.expect("an entry").file_name())
+        .collect();
+    assert_eq!(names, ["wisdom.json"]);
+}
+
 #[test]
 fn wisdom_from_another_machine_is_ignored() {
     let enc = encoder();

@@ -210,7 +210,8 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Times every candidate (candidates giving an identical plan are measured once) at one setting.
+/// Times every candidate at one setting, once per distinct plan: candidates whose plans do the
+/// same work ([`sweep::same_work`]) are one point, timed as the first of them.
 fn measure_setting(
     base: &Encoder,
     setting: Setting,
@@ -218,16 +219,27 @@ fn measure_setting(
     candidates: &[sweep::Candidate],
     rounds: usize,
 ) -> Result<Vec<Measured>, CliError> {
-    let mut distinct: Vec<(sweep::Candidate, Encoder, String, String)> = Vec::new();
-    for c in candidates {
-        let encoder = base.clone().with_config(c.config.clone());
-        let plan = encoder.plan(shape, MessageLayout::Lanes);
-        let key = serde_json::to_string(&plan)?;
-        if distinct.iter().any(|(_, _, k, _)| *k == key) {
-            continue;
-        }
-        distinct.push((c.clone(), encoder, key, plan.summary()));
-    }
+    let encoders: Vec<Encoder> = candidates
+        .iter()
+        .map(|c| base.clone().with_config(c.config.clone()))
+        .collect();
+    let plans: Vec<_> = encoders
+        .iter()
+        .map(|e| e.plan(shape, MessageLayout::Lanes))
+        .collect();
+    let distinct: Vec<(sweep::Candidate, Encoder, Vec<String>, String)> = sweep::same_work_groups(&plans)
+        .into_iter()
+        .map(|group| {
+            let first = group[0];
+            let same_plan = group[1..].iter().map(|&i| candidates[i].label.clone()).collect();
+            (
+                candidates[first].clone(),
+                encoders[first].clone(),
+                same_plan,
+                plans[first].summary(),
+            )
+        })
+        .collect();
     let codeword_bytes = shape.codeword_bytes();
     let witness_bytes = codeword_bytes >> shape.log_inv_rate();
     memory::ensure_available("the witness and codeword", witness_bytes + codeword_bytes)?;
@@ -264,7 +276,10 @@ fn measure_setting(
     Ok(distinct
         .into_iter()
         .zip(samples)
-        .map(|((candidate, _, _, plan), s)| Measured::new(setting, candidate, plan, &s))
+        .map(|((candidate, _, same_plan, plan), s)| Measured {
+            same_plan,
+            ..Measured::new(setting, candidate, plan, &s)
+        })
         .collect())
 }
 
@@ -314,11 +329,15 @@ fn summary_text(s: &Summary<'_>, results: &[Measured], dir: &std::path::Path) ->
     for b in s.best {
         let _ = writeln!(out, "\n{}", b.setting.name());
         for r in results.iter().filter(|r| r.setting == b.setting) {
-            let _ = writeln!(
+            let _ = write!(
                 out,
                 "  {:<24} {:>9.3} ms  [{:.3} .. {:.3}]  {}",
                 r.candidate.label, r.ms.median, r.ms.min, r.ms.max, r.plan
             );
+            let _ = match r.same_plan.len() {
+                0 => writeln!(out),
+                n => writeln!(out, "  (and {n} more with this plan)"),
+            };
         }
         let verdict = if b.significant {
             "beyond the spread"

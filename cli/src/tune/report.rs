@@ -39,6 +39,8 @@ pub struct Measured {
     pub candidate: Candidate,
     /// The plan's one-line summary, so equal plans can be seen for what they are.
     pub plan: String,
+    /// The other candidates whose plan does the same work: not timed again, this is their point.
+    pub same_plan: Vec<String>,
     pub samples_ms: Vec<f64>,
     pub ms: Spread,
 }
@@ -49,6 +51,7 @@ impl Measured {
             setting,
             candidate,
             plan,
+            same_plan: Vec::new(),
             samples_ms: samples.iter().map(|d| d.as_secs_f64() * 1e3).collect(),
             ms: Spread::of(samples),
         }

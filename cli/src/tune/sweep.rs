@@ -118,10 +118,39 @@ pub fn candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
     out
 }
 
+/// Whether two plans do the same work: the same passes, sink and stores for the same shape,
+/// message, workers and backend. What a plan only records (its cache units, the forced values,
+/// the gate's reason) changes nothing that runs, so candidates that differ only there are one
+/// point of the sweep.
+pub fn same_work(a: &Plan, b: &Plan) -> bool {
+    a.shape == b.shape
+        && a.layout == b.layout
+        && a.workers == b.workers
+        && a.backend == b.backend
+        && a.gathered == b.gathered
+        && a.deep == b.deep
+        && a.replicate_only == b.replicate_only
+        && a.sink == b.sink
+        && a.stream == b.stream
+}
+
+/// The candidates' plans grouped by [`same_work`]: indices into `plans`, each group in order and
+/// the groups in order of their first member, which is the one timed.
+pub fn same_work_groups(plans: &[Plan]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, plan) in plans.iter().enumerate() {
+        match groups.iter_mut().find(|g| same_work(&plans[g[0]], plan)) {
+            Some(group) => group.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ntt_kernels::Backend;
+    use ntt_kernels::BackendKind;
     use ntt_pcs::plan::plan_for;
     use ntt_pcs::{MessageLayout, Shape};
     use ntt_runtime::WorkerBudget;
@@ -138,7 +167,7 @@ mod tests {
             Some(MessageLayout::Lanes),
             1,
             &[budget],
-            Backend::portable(),
+            BackendKind::Portable,
             &PlanConfig::default(),
         )
     }
@@ -173,6 +202,68 @@ mod tests {
             c.iter()
                 .any(|c| c.family == Family::DeepL3 && c.config.l3_bytes == Some(16 << 20))
         );
+    }
+
+    fn plan_with(config: PlanConfig) -> Plan {
+        let budget = WorkerBudget {
+            l2_bytes: 2 << 20,
+            l3_bytes: 32 << 20,
+        };
+        let shape = Shape::new(17, 64, 1).expect("a valid shape");
+        plan_for(
+            shape,
+            Some(MessageLayout::Lanes),
+            1,
+            &[budget],
+            BackendKind::Portable,
+            &config,
+        )
+    }
+
+    /// Forcing what the planner chose anyway, or an L2 unit a little off that places the same
+    /// passes, records different budgets but does the same work: one point. A much smaller unit
+    /// changes the passes: another point.
+    #[test]
+    fn plans_differing_only_in_recorded_budgets_are_one_point() {
+        let default = current();
+        let forced_same = plan_with(PlanConfig {
+            wide: Some(default.wide),
+            ..PlanConfig::default()
+        });
+        let nearby = plan_with(PlanConfig {
+            l2_bytes: Some((2 << 20) + 4096),
+            ..PlanConfig::default()
+        });
+        let small = plan_with(PlanConfig {
+            l2_bytes: Some(16 << 10),
+            ..PlanConfig::default()
+        });
+        assert_ne!(forced_same, default, "the forced value is recorded");
+        assert_ne!(nearby.l2_unit_bytes, default.l2_unit_bytes);
+        assert!(same_work(&forced_same, &default));
+        assert!(same_work(&nearby, &default), "{nearby}\n{default}");
+        assert!(!same_work(&small, &default), "{small}");
+        let groups = same_work_groups(&[default, small.clone(), forced_same, nearby, small]);
+        assert_eq!(groups, vec![vec![0, 2, 3], vec![1, 4]]);
+    }
+
+    /// The default sweep around a real plan has candidates that repeat a plan: they are timed
+    /// once, and every candidate is in exactly one group.
+    #[test]
+    fn the_sweep_times_each_distinct_plan_once() {
+        let c = candidates(&current(), Depth::Default);
+        let plans: Vec<Plan> = c.iter().map(|c| plan_with(c.config.clone())).collect();
+        let groups = same_work_groups(&plans);
+        assert!(groups.len() < c.len(), "some candidates repeat a plan");
+        let mut members: Vec<usize> = groups.iter().flatten().copied().collect();
+        members.sort_unstable();
+        assert_eq!(members, (0..c.len()).collect::<Vec<_>>());
+        assert_eq!(groups[0][0], 0, "the default is timed");
+        for (i, a) in groups.iter().enumerate() {
+            for b in &groups[i + 1..] {
+                assert!(!same_work(&plans[a[0]], &plans[b[0]]));
+            }
+        }
     }
 
     #[test]

@@ -141,7 +141,14 @@ impl Encoder {
             Some(learned) => self.config.or(learned),
             None => self.config.clone(),
         };
-        plan_for(shape, layout, workers, self.pool.budgets(), self.backend, &config)
+        plan_for(
+            shape,
+            layout,
+            workers,
+            self.pool.budgets(),
+            self.backend.kind(),
+            &config,
+        )
     }
 
     /// The plan an encode of a separate message of this shape and layout would run.

@@ -1,6 +1,6 @@
 //! A plan as a readable explanation and as a one-line summary.
 
-use super::{DeepBudget, Gather, Plan, Source};
+use super::{DeepBudget, DeepPass, Gather, GatheredPass, Plan, Source};
 use core::fmt;
 
 /// A byte count in the largest binary unit that keeps it readable (`2 MiB`, `1.5 KiB`).
@@ -37,16 +37,51 @@ fn gather(g: Gather) -> &'static str {
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = &self.shape;
+        self.write_header(f)?;
+        self.write_budgets(f)?;
+        if self.shape.log_inv_rate() > 0 && !self.replicate_only {
+            writeln!(
+                f,
+                "  layers 0..{}: copies (replication trick), never written",
+                self.shape.log_inv_rate()
+            )?;
+        }
+        let mut pass = 1;
+        for g in &self.gathered {
+            self.write_gathered(f, pass, g)?;
+            pass += 1;
+        }
+        if self.replicate_only {
+            writeln!(
+                f,
+                "  pass {pass}: every layer is a copy; each row is the message row"
+            )?;
+        }
+        if let Some(d) = &self.deep {
+            self.write_deep(f, pass, d)?;
+        }
+        self.write_sink(f)?;
+        write!(f, "  sweeps of the buffer: {}", self.sweeps())
+    }
+}
+
+/// The lines of [`Plan`]'s explanation, one function per kind of line.
+impl Plan {
+    /// The shape, the message, the workers and the backend.
+    fn write_header(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let input = match self.layout {
             None => "message in place".to_owned(),
             Some(l) => format!("{l} message"),
         };
         writeln!(
             f,
-            "plan: {s} ({input}), {} worker(s), backend {:?}",
-            self.workers, self.backend
-        )?;
+            "plan: {} ({input}), {} worker(s), backend {:?}",
+            self.shape, self.workers, self.backend
+        )
+    }
+
+    /// The cache units, the narrow/wide gate and the kind of stores.
+    fn write_budgets(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "  budgets: L2 unit {} (2^{} rows), L3 unit {} (2^{} rows); gate: {} ({}); stores: {} (buffer {} vs LLC {})",
@@ -57,81 +92,74 @@ impl fmt::Display for Plan {
             if self.wide { "wide" } else { "narrow" },
             self.gate,
             if self.stream { "streaming" } else { "cached" },
-            bytes(s.codeword_words() * 8),
+            bytes(self.shape.codeword_words() * 8),
             bytes(self.llc_bytes),
-        )?;
-        if s.log_inv_rate() > 0 && !self.replicate_only {
-            writeln!(
-                f,
-                "  layers 0..{}: copies (replication trick), never written",
-                s.log_inv_rate()
-            )?;
-        }
-        let mut pass = 1;
-        for g in &self.gathered {
-            let width = self.shape.lanes() << g.log_residues;
-            let tiles = if g.tile_columns < width {
-                format!(
-                    ", tile by tile ({} columns, {} per tile)",
-                    g.tile_columns,
-                    bytes((g.tile_columns << g.log_group_rows) * 8)
-                )
-            } else {
-                String::new()
-            };
-            let reps = if g.source.is_message() {
-                format!(
-                    ", each done in all {} blocks (block 0 last){tiles}",
-                    1usize << g.first_layer
-                )
-            } else {
-                String::new()
-            };
-            writeln!(
-                f,
-                "  pass {pass} gathered: layers {}..{}: {} groups of 2^{} rows × {} residue(s), stride 2^{} rows, {} per group{reps}; reads {} ({}), writes the buffer",
-                g.first_layer,
-                g.end_layer(),
-                g.groups,
-                g.log_group_rows,
-                1usize << g.log_residues,
-                g.log_step,
-                bytes(g.group_bytes),
-                source(g.source),
-                gather(g.gather),
-            )?;
-            pass += 1;
-        }
-        if self.replicate_only {
-            writeln!(
-                f,
-                "  pass {pass}: every layer is a copy; each row is the message row"
-            )?;
-        }
-        if let Some(d) = &self.deep {
-            let inner = match d.budget {
-                DeepBudget::L3 => format!(
-                    "; inside: {} gathered layers (2^{} residues) then 2^{} pieces of 2^{} rows in L2",
-                    d.inner_log_group_rows,
-                    d.inner_log_residues,
-                    d.inner_log_group_rows,
-                    d.log_piece_rows()
-                ),
-                DeepBudget::L2 => String::new(),
-            };
-            writeln!(
-                f,
-                "  pass {pass} deep ({}): layers {}..{}: {} tasks of {} sub-block(s) of 2^{} rows ({} each){inner}; reads {}",
-                d.budget,
-                d.first_layer,
-                s.log_rows(),
-                d.tasks,
-                1usize << d.log_subs_per_task,
-                d.log_sub_rows,
-                bytes(d.sub_bytes),
-                source(d.source),
-            )?;
-        }
+        )
+    }
+
+    /// One gathered pass.
+    fn write_gathered(&self, f: &mut fmt::Formatter<'_>, pass: usize, g: &GatheredPass) -> fmt::Result {
+        let width = self.shape.lanes() << g.log_residues;
+        let tiles = if g.tile_columns < width {
+            format!(
+                ", tile by tile ({} columns, {} per tile)",
+                g.tile_columns,
+                bytes((g.tile_columns << g.log_group_rows) * 8)
+            )
+        } else {
+            String::new()
+        };
+        let reps = if g.source.is_message() {
+            format!(
+                ", each done in all {} blocks (block 0 last){tiles}",
+                1usize << g.first_layer
+            )
+        } else {
+            String::new()
+        };
+        writeln!(
+            f,
+            "  pass {pass} gathered: layers {}..{}: {} groups of 2^{} rows × {} residue(s), stride 2^{} rows, {} per group{reps}; reads {} ({}), writes the buffer",
+            g.first_layer,
+            g.end_layer(),
+            g.groups,
+            g.log_group_rows,
+            1usize << g.log_residues,
+            g.log_step,
+            bytes(g.group_bytes),
+            source(g.source),
+            gather(g.gather),
+        )
+    }
+
+    /// The deep pass.
+    fn write_deep(&self, f: &mut fmt::Formatter<'_>, pass: usize, d: &DeepPass) -> fmt::Result {
+        let inner = match d.budget {
+            DeepBudget::L3 => format!(
+                "; inside: {} gathered layers (2^{} residues) then 2^{} pieces of 2^{} rows in L2",
+                d.inner_log_group_rows,
+                d.inner_log_residues,
+                d.inner_log_group_rows,
+                d.log_piece_rows()
+            ),
+            DeepBudget::L2 => String::new(),
+        };
+        writeln!(
+            f,
+            "  pass {pass} deep ({}): layers {}..{}: {} tasks of {} sub-block(s) of 2^{} rows ({} each){inner}; reads {}",
+            d.budget,
+            d.first_layer,
+            self.shape.log_rows(),
+            d.tasks,
+            1usize << d.log_subs_per_task,
+            d.log_sub_rows,
+            bytes(d.sub_bytes),
+            source(d.source),
+        )
+    }
+
+    /// How finished rows reach the sink.
+    fn write_sink(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "  sink: blocks of 2^{} rows, {}",
@@ -141,8 +169,7 @@ impl fmt::Display for Plan {
             } else {
                 "read back in one more sweep at the end"
             }
-        )?;
-        write!(f, "  sweeps of the buffer: {}", self.sweeps())
+        )
     }
 }
 

@@ -50,7 +50,7 @@ pub use gathered::Gather;
 use crate::shape::{MessageLayout, Shape};
 use budget::Units;
 use gathered::Geometry;
-use ntt_kernels::{Backend, BackendKind};
+use ntt_kernels::BackendKind;
 use ntt_runtime::WorkerBudget;
 use serde::{Deserialize, Serialize};
 
@@ -251,7 +251,7 @@ pub fn plan(
     layout: MessageLayout,
     workers: usize,
     budgets: &[WorkerBudget],
-    backend: Backend,
+    backend: BackendKind,
     config: &PlanConfig,
 ) -> Plan {
     plan_for(shape, Some(layout), workers, budgets, backend, config)
@@ -262,7 +262,7 @@ pub fn plan_in_place(
     shape: Shape,
     workers: usize,
     budgets: &[WorkerBudget],
-    backend: Backend,
+    backend: BackendKind,
     config: &PlanConfig,
 ) -> Plan {
     plan_for(shape, None, workers, budgets, backend, config)
@@ -270,13 +270,14 @@ pub fn plan_in_place(
 
 /// The planner proper (`layout == None`: message in place). The shape must be valid
 /// (`log_inv_rate ≤ log_rows`, `lanes ≥ 1`). `backend` is recorded in the plan; no rule depends
-/// on it (every backend has the same strided and contiguous groups).
+/// on it (every backend has the same strided and contiguous groups), so it is a kind, which
+/// need not run on this CPU.
 pub fn plan_for(
     shape: Shape,
     layout: Option<MessageLayout>,
     workers: usize,
     budgets: &[WorkerBudget],
-    backend: Backend,
+    backend: BackendKind,
     config: &PlanConfig,
 ) -> Plan {
     let workers = workers.max(1);
@@ -314,7 +315,7 @@ pub fn plan_for(
         shape,
         layout,
         workers,
-        backend: backend.kind(),
+        backend,
         l2_unit_bytes: units.l2_bytes,
         l3_unit_bytes: units.l3_bytes,
         log_fit_l2: units.log_fit_l2,
