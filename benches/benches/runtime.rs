@@ -4,21 +4,25 @@
 //! once per group; every iteration checks its result. Groups:
 //!
 //! - `runtime/fan_out/tasks=N`: N empty tasks with no dependencies: a graph of N tasks vs N
-//!   `rayon::Scope::spawn`s, and `for_each` and `for_each_adaptive` with grain 1 vs
-//!   `par_iter().with_max_len(1)`.
+//!   `rayon::Scope::spawn`s, and `for_each` (split on demand) and the join-split loop with
+//!   grain 1 vs `par_iter().with_max_len(1)`.
 //!   Throughput in tasks.
 //! - `runtime/fork_join/leaves=2^20`: a binary reduction tree over 2^20 leaves: `rayon::join`
 //!   recursion vs `TaskContext::join` recursion, vs a graph with one task per tree node
 //!   (2^21 - 1 tasks, each internal node depending on its two children), and vs `for_each` over
-//!   the leaves with grain 1 (then a sequential sum), and `for_each_adaptive` likewise.
+//!   the leaves with grain 1 (then a sequential sum), and the join-split loop likewise.
 //!   Throughput in leaves.
 //! - `runtime/dag_stages/stages=S,width=W`: S butterfly stages of W tasks, task (s, i) depending
 //!   on (s-1, i) and (s-1, i ^ 2^(s mod log W)), each doing ~1 µs of arithmetic: one graph vs
 //!   one `par_iter` per stage (a barrier between stages).
 //!
 //! - `runtime/uneven_loop/items=4096`: 4096 items of ~1 µs, the first eighth 8x heavier:
-//!   `for_each` in four fixed chunks per worker (what the encoder did) and with grain 1,
-//!   `for_each_adaptive` with grain 1, and `par_iter`.
+//!   the join-split loop in four fixed chunks per worker (what the encoder did) and with
+//!   grain 1, `for_each` with grain 1, and `par_iter`.
+//!
+//! The join-split loop (`join_split_for_each`) is what `for_each` was before it split on
+//! demand: the range cut into grains up front and halved with `join`, every grain a unit of
+//! stealing. It stays here as the baseline.
 //!
 //! Two figures criterion cannot time (their cost is dominated by sleeping) are measured by hand
 //! and printed before the criterion groups:
@@ -52,7 +56,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use ntt_kernels::Backend;
 use ntt_pcs::Committer;
 use ntt_pcs::{CommitParams, Encoder};
-use ntt_runtime::{TaskId, ThreadPool, ThreadPoolBuilder};
+use ntt_runtime::{TaskContext, TaskId, ThreadPool, ThreadPoolBuilder};
 use rayon::prelude::*;
 
 fn threads() -> usize {
@@ -74,6 +78,39 @@ fn rayon_pool(n: usize) -> rayon::ThreadPool {
         .num_threads(n)
         .build()
         .expect("rayon pool")
+}
+
+/// The baseline loop: `range` cut into `grain`-sized pieces up front, the piece interval halved
+/// with `join` down to one piece (what `for_each` did before it split on demand).
+fn join_split_for_each(
+    pool: &ThreadPool,
+    range: std::ops::Range<usize>,
+    grain: usize,
+    f: impl Fn(std::ops::Range<usize>) + Sync,
+) {
+    fn split(
+        ctx: &TaskContext<'_>,
+        range: &std::ops::Range<usize>,
+        (lo, hi): (usize, usize),
+        grain: usize,
+        f: &(impl Fn(std::ops::Range<usize>) + Sync),
+    ) {
+        if hi - lo <= 1 {
+            let start = range.start + lo * grain;
+            f(start..(start + grain).min(range.end));
+            return;
+        }
+        let mid = lo + (hi - lo) / 2;
+        ctx.join(
+            |c| split(c, range, (lo, mid), grain, f),
+            |c| split(c, range, (mid, hi), grain, f),
+        );
+    }
+    let pieces = range.len().div_ceil(grain);
+    let (range, f) = (&range, &f);
+    pool.run(|g| {
+        g.add(move |ctx| split(ctx, range, (0, pieces), grain, f));
+    });
 }
 
 fn fan_out(c: &mut Criterion) {
@@ -108,10 +145,10 @@ fn fan_out(c: &mut Criterion) {
                 assert_eq!(count.load(Ordering::Relaxed), n as u64);
             });
         });
-        group.bench_function(BenchmarkId::new("ntt_for_each_adaptive_grain1", &param), |b| {
+        group.bench_function(BenchmarkId::new("ntt_join_split_grain1", &param), |b| {
             b.iter(|| {
                 let count = AtomicU64::new(0);
-                pool.for_each_adaptive(0..n, 1, |r, _| {
+                join_split_for_each(&pool, 0..n, 1, |r| {
                     black_box(r);
                     count.fetch_add(1, Ordering::Relaxed);
                 });
@@ -155,7 +192,7 @@ fn leaf(i: u64) -> u64 {
     black_box(i) * 3 + 1
 }
 
-fn ntt_tree(ctx: &ntt_runtime::TaskContext<'_>, lo: u64, hi: u64) -> u64 {
+fn ntt_tree(ctx: &TaskContext<'_>, lo: u64, hi: u64) -> u64 {
     if hi - lo == 1 {
         return leaf(lo);
     }
@@ -217,10 +254,10 @@ fn ntt_flat_leaves(pool: &ThreadPool, log_leaves: u32) -> u64 {
     vals.iter().map(|v| v.load(Ordering::Relaxed)).sum()
 }
 
-fn ntt_adaptive_leaves(pool: &ThreadPool, log_leaves: u32) -> u64 {
+fn ntt_join_split_leaves(pool: &ThreadPool, log_leaves: u32) -> u64 {
     let leaves = 1usize << log_leaves;
     let vals: Vec<AtomicU64> = (0..leaves).map(|_| AtomicU64::new(0)).collect();
-    pool.for_each_adaptive(0..leaves, 1, |r, _| {
+    join_split_for_each(pool, 0..leaves, 1, |r| {
         vals[r.start].store(leaf(r.start as u64), Ordering::Relaxed);
     });
     vals.iter().map(|v| v.load(Ordering::Relaxed)).sum()
@@ -247,8 +284,8 @@ fn fork_join(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("ntt_flat_leaves", &param), |b| {
         b.iter(|| assert_eq!(ntt_flat_leaves(&pool, LOG_LEAVES), expect));
     });
-    group.bench_function(BenchmarkId::new("ntt_adaptive_leaves", &param), |b| {
-        b.iter(|| assert_eq!(ntt_adaptive_leaves(&pool, LOG_LEAVES), expect));
+    group.bench_function(BenchmarkId::new("ntt_join_split_leaves", &param), |b| {
+        b.iter(|| assert_eq!(ntt_join_split_leaves(&pool, LOG_LEAVES), expect));
     });
     group.finish();
 }
@@ -289,11 +326,11 @@ fn uneven_loop(c: &mut Criterion) {
     // Four fixed chunks per worker: what the encoder's passes did before splitting on demand.
     let chunk = n.div_ceil(4 * pool.num_workers());
     group.bench_function(
-        BenchmarkId::new("ntt_for_each_4_chunks_per_worker", &param),
+        BenchmarkId::new("ntt_join_split_4_chunks_per_worker", &param),
         |b| {
             b.iter(|| {
                 let sum = AtomicU64::new(0);
-                pool.for_each(0..n, chunk, |r, _| add(&sum, r));
+                join_split_for_each(&pool, 0..n, chunk, |r| add(&sum, r));
                 check(&sum);
             });
         },
@@ -305,10 +342,10 @@ fn uneven_loop(c: &mut Criterion) {
             check(&sum);
         });
     });
-    group.bench_function(BenchmarkId::new("ntt_for_each_adaptive_grain1", &param), |b| {
+    group.bench_function(BenchmarkId::new("ntt_join_split_grain1", &param), |b| {
         b.iter(|| {
             let sum = AtomicU64::new(0);
-            pool.for_each_adaptive(0..n, 1, |r, _| add(&sum, r));
+            join_split_for_each(&pool, 0..n, 1, |r| add(&sum, r));
             check(&sum);
         });
     });
@@ -597,12 +634,12 @@ fn noisy_neighbour() {
     };
     let fixed = |pool: &ThreadPool| {
         let sum = AtomicU64::new(0);
-        pool.for_each(0..n, n.div_ceil(4 * pool.num_workers()), |r, _| even(&sum, r));
+        join_split_for_each(pool, 0..n, n.div_ceil(4 * pool.num_workers()), |r| even(&sum, r));
         assert_eq!(sum.into_inner(), expect);
     };
     let adaptive = |pool: &ThreadPool| {
         let sum = AtomicU64::new(0);
-        pool.for_each_adaptive(0..n, 1, |r, _| even(&sum, r));
+        pool.for_each(0..n, 1, |r, _| even(&sum, r));
         assert_eq!(sum.into_inner(), expect);
     };
     let (log_rows, lanes) = (14u32, 64usize);

@@ -1,9 +1,10 @@
 //! Parallel loops whose ranges split on demand, when a worker steals from them.
 //!
-//! [`ThreadPool::for_each`] cuts its range into `grain`-sized pieces up front and halves the
-//! piece interval with `join`; every piece is a unit of stealing, so a worker that is slowed
-//! down (a busy neighbour on its core, a page fault storm) still owns the pieces it took. Here
-//! a worker owns a *piece*: a shared interval of grains `front..back`.
+//! A loop that cut its range into `grain`-sized pieces up front and halved the piece interval
+//! with `join` would make every piece a unit of stealing, so a worker that is slowed down (a
+//! busy neighbour on its core, a page fault storm) would still own the pieces it took. Here a
+//! worker owns a *piece*: a shared interval of grains `front..back`. [`ThreadPool::for_each`]
+//! is this loop.
 //!
 //! ```text
 //!   owner:  takes grains from the front, one at a time (one fetch_add each)
@@ -54,10 +55,9 @@ impl ThreadPool {
     /// piece takes grains from its front, and a thief takes half of what is left. A `grain` of
     /// 0 means 1.
     ///
-    /// Against [`ThreadPool::for_each`]: the same contract, but pieces are made when idle
-    /// workers ask for them rather than up front, so a small grain costs one atomic per grain
-    /// instead of a split per grain, and a slowed-down worker loses all but its current grain
-    /// to the others.
+    /// Pieces are made when idle workers ask for them rather than up front, so a small grain
+    /// costs one atomic per grain instead of a split per grain, and a slowed-down worker loses
+    /// all but its current grain to the others. [`ThreadPool::for_each`] is the same loop.
     ///
     /// # Panics
     /// Re-raises the first panic of `f`; grains not yet started when it happened are skipped.

@@ -15,7 +15,7 @@
 //! - A task added with [`Graph::add_growing`] may add tasks to its own running graph through a
 //!   [`Grower`] (recursive fan-out, successors of tasks that may already have finished); the
 //!   run waits for every grown task.
-//! - [`ThreadPool::for_each_adaptive`] splits a range only when a worker steals from it (the
+//! - [`ThreadPool::for_each`] splits a range only when a worker steals from it (the
 //!   owner works from the front, a thief takes half of what is left), instead of into fixed
 //!   pieces: a busy or preempted worker keeps little that others could have done.
 //! - [`TaskContext::with_scratch`] lends a worker-local, 64-byte-aligned scratch buffer.

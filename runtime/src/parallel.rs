@@ -1,4 +1,4 @@
-//! Data-parallel loops over index ranges and slices, split with `join`.
+//! Data-parallel loops over index ranges and slices.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,8 +8,11 @@ use crate::pool::ThreadPool;
 
 impl ThreadPool {
     /// Calls `f` on sub-ranges of `range` of `grain` indices each (the last may be shorter),
-    /// in parallel: the range is split in halves with [`TaskContext::join`] down to `grain`, so
-    /// no task is allocated per sub-range. A `grain` of 0 means 1.
+    /// in parallel. A `grain` of 0 means 1.
+    ///
+    /// This is [`ThreadPool::for_each_adaptive`]: the range splits only when a worker steals
+    /// from it, so a small grain costs one atomic per grain and a slowed-down worker keeps only
+    /// the grain it is running.
     ///
     /// # Panics
     /// Re-raises the first panic of `f`; sub-ranges not yet started when it happened are
@@ -20,21 +23,12 @@ impl ThreadPool {
         grain: usize,
         f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
     ) {
-        if range.is_empty() {
-            return;
-        }
-        let grain = grain.max(1);
-        let stop = AtomicBool::new(false);
-        let pieces = range.len().div_ceil(grain);
-        let (f, stop, range) = (&f, &stop, &range);
-        self.run(|g| {
-            g.add(move |ctx| split_range(ctx, range, (0, pieces), grain, f, stop));
-        });
+        self.for_each_adaptive(range, grain, f);
     }
 
     /// Calls `f(i, chunk, ctx)` for each `chunk_len`-sized chunk of `data` (the last may be
-    /// shorter), in parallel, splitting like [`ThreadPool::for_each`]. A `chunk_len` of 0
-    /// means 1.
+    /// shorter), in parallel: the chunks are halved with [`TaskContext::join`] down to one, so
+    /// no task is allocated per chunk. A `chunk_len` of 0 means 1.
     ///
     /// # Panics
     /// Re-raises the first panic of `f`; chunks not yet started when it happened are skipped.
@@ -66,34 +60,6 @@ impl Drop for StopOnPanic<'_> {
             self.0.store(true, Ordering::Relaxed);
         }
     }
-}
-
-/// Runs `f` over pieces `lo..hi` of `range` (piece `p` is `range.start + p * grain`, clipped
-/// to `range.end`), halving the piece interval with `join`; piece counts avoid a division per
-/// split.
-fn split_range(
-    ctx: &TaskContext<'_>,
-    range: &Range<usize>,
-    (lo, hi): (usize, usize),
-    grain: usize,
-    f: &(impl Fn(Range<usize>, &TaskContext<'_>) + Sync),
-    stop: &AtomicBool,
-) {
-    if stop.load(Ordering::Relaxed) {
-        return;
-    }
-    if hi - lo <= 1 {
-        let start = range.start + lo * grain;
-        let end = start.saturating_add(grain).min(range.end);
-        let _stop = StopOnPanic(stop);
-        f(start..end, ctx);
-        return;
-    }
-    let mid = lo + (hi - lo) / 2;
-    ctx.join(
-        |c| split_range(c, range, (lo, mid), grain, f, stop),
-        |c| split_range(c, range, (mid, hi), grain, f, stop),
-    );
 }
 
 /// Runs `f` over chunks `first..first + count` held in `data`, halving with `join`.
