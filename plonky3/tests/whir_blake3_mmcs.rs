@@ -5,70 +5,21 @@
 //! siblings, or the commitment is tampered with. Setups (hash challenger, prefix and suffix
 //! provers, folding schedules) as in `whir.rs`, Plonky3's own WHIR test setups.
 
+mod common;
+
+use common::{Challenger, Instance, challenger};
 use ntt_plonky3::{Blake3Mmcs, Blake3Proof, EngineNtt};
-use p3_binary_field::{BinaryChallenger, Poly64, Poly192};
+use p3_binary_field::{Poly64, Poly192};
 use p3_binary_pcs::whir::BinaryWhirDomain;
-use p3_challenger::HashChallenger;
 use p3_commit::MultilinearPcs;
 use p3_field::PrimeCharacteristicRing;
-use p3_keccak::Keccak256Hash;
-use p3_sumcheck::layout::{Layout, PrefixProver, SuffixProver, Table, Witness};
-use p3_sumcheck::{OpeningBatch, OpeningProtocol, TableShape, TableSpec};
-use p3_whir::{
-    FoldingFactor, PcsProof, ProtocolParameters, QueryOpenings, SecurityAssumption, WhirConfig, WhirProver,
-};
-use rand_p3::SeedableRng;
-use rand_p3::rngs::SmallRng;
+use p3_sumcheck::layout::{Layout, PrefixProver, SuffixProver, Witness};
+use p3_whir::{PcsProof, QueryOpenings, WhirProver};
 
-type Challenger = BinaryChallenger<Poly64, HashChallenger<u8, Keccak256Hash, 32>>;
 type PlonkyDomain = BinaryWhirDomain;
 type EngineDomain = BinaryWhirDomain<Poly64, EngineNtt>;
 type Pcs<D, L> = WhirProver<Poly192, Poly64, D, Blake3Mmcs, Challenger, L>;
 type Proof = PcsProof<Poly64, Poly192, Blake3Mmcs>;
-
-const fn challenger() -> Challenger {
-    Challenger::from_hasher(Vec::new(), Keccak256Hash)
-}
-
-/// One WHIR instance: `columns` random columns of `num_variables` variables, opened at every
-/// column.
-#[derive(Clone, Debug)]
-struct Instance {
-    num_variables: usize,
-    columns: usize,
-    folding: FoldingFactor,
-    first_folding: usize,
-    starting_log_inv_rate: usize,
-    seed: u64,
-}
-
-impl Instance {
-    fn protocol(&self) -> OpeningProtocol {
-        OpeningProtocol::new(vec![TableSpec::new(
-            TableShape::new(self.num_variables, self.columns),
-            vec![OpeningBatch::new((0..self.columns).collect(), vec![])],
-        )])
-    }
-
-    fn config<D>(&self, committed_variables: usize, domain: &D) -> WhirConfig<Poly192, Poly64, Challenger>
-    where
-        D: p3_whir::WhirDomain<Poly64, Poly192>,
-    {
-        WhirConfig::new_with_domain(
-            committed_variables,
-            ProtocolParameters {
-                security_level: 32,
-                pow_bits: 0,
-                round_log_inv_rates: vec![],
-                folding_factor: self.folding.clone(),
-                soundness_type: SecurityAssumption::JohnsonBound,
-                starting_log_inv_rate: self.starting_log_inv_rate,
-            },
-            domain,
-        )
-        .expect("config")
-    }
-}
 
 /// Commits and opens with `pcs`; returns the commitment, the serialised proof, and the proof.
 fn prove<P>(pcs: &P, witness: P::Witness, protocol: P::OpeningProtocol) -> (P::Commitment, Vec<u8>, P::Proof)
@@ -143,12 +94,7 @@ fn check<L: Layout<Poly64, Poly192>>(instance: &Instance, witness: impl Fn() -> 
     );
 
     let mut tampered = proof.clone();
-    tampered
-        .whir
-        .final_poly
-        .as_mut()
-        .expect("a final polynomial")
-        .as_mut_slice()[0] += Poly192::ONE;
+    common::change_final_poly(&mut tampered);
     assert!(
         !verify(&tampered, &commitment),
         "{instance:?}: a changed final polynomial verifies"
@@ -198,64 +144,4 @@ fn check<L: Layout<Poly64, Poly192>>(instance: &Instance, witness: impl Fn() -> 
     );
 }
 
-fn prefix(instance: Instance) {
-    let witness = || {
-        let mut rng = SmallRng::seed_from_u64(instance.seed);
-        PrefixProver::<Poly64, Poly192>::new_witness(
-            vec![Table::rand(&mut rng, instance.columns, instance.num_variables)],
-            instance.first_folding,
-        )
-    };
-    check::<PrefixProver<Poly64, Poly192>>(&instance, witness);
-}
-
-fn suffix(instance: Instance) {
-    let witness = || {
-        let mut rng = SmallRng::seed_from_u64(instance.seed);
-        SuffixProver::<Poly64, Poly192>::new_witness(
-            vec![Table::rand(&mut rng, instance.columns, instance.num_variables)],
-            instance.first_folding,
-        )
-    };
-    check::<SuffixProver<Poly64, Poly192>>(&instance, witness);
-}
-
-#[test]
-fn prefix_prover_constant_folding() {
-    for (num_variables, columns, seed) in [(12, 2, 0x00B1_A47E), (9, 1, 1), (15, 3, 2)] {
-        prefix(Instance {
-            num_variables,
-            columns,
-            folding: FoldingFactor::Constant(3),
-            first_folding: 3,
-            starting_log_inv_rate: 1,
-            seed,
-        });
-    }
-}
-
-#[test]
-fn suffix_prover_mixed_folding() {
-    for (num_variables, columns, seed) in [(12, 2, 0x5AFF_1CED), (14, 1, 3)] {
-        suffix(Instance {
-            num_variables,
-            columns,
-            folding: FoldingFactor::ConstantFromSecondRound(3, 2),
-            first_folding: 3,
-            starting_log_inv_rate: 2,
-            seed,
-        });
-    }
-}
-
-#[test]
-fn prefix_prover_folding_four() {
-    prefix(Instance {
-        num_variables: 16,
-        columns: 1,
-        folding: FoldingFactor::Constant(4),
-        first_folding: 4,
-        starting_log_inv_rate: 1,
-        seed: 4,
-    });
-}
+common::whir_schedule_tests!(check);

@@ -40,6 +40,7 @@
 
 mod font;
 mod render;
+pub mod style;
 pub mod ticks;
 
 pub use font::{FONT, register_font};

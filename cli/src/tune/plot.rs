@@ -3,18 +3,11 @@
 
 use super::report::{Measured, Setting};
 use super::sweep::Family;
+use ntt_plot::style::{GREY, PALETTE};
 use ntt_plot::{FONT, Figure, PlotError, ticks};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-const PALETTE: [RGBColor; 5] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(148, 103, 189),
-    RGBColor(255, 127, 14),
-];
-const GREY: RGBColor = RGBColor(90, 90, 90);
 const PANEL: (u32, u32) = (760, 540);
 const HEADER: u32 = 74;
 

@@ -2,20 +2,12 @@
 //! bound by size, and scaling by workers. Each is one [`Figure`], written as SVG and PNG.
 
 use crate::saved::{Saved, SavedMeasurement, SavedRow, public_name};
+use ntt_plot::style::{GREY, PALETTE, legend};
 use ntt_plot::{FONT, Figure, PlotError, ticks};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
-const PALETTE: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-];
-const GREY: RGBColor = RGBColor(90, 90, 90);
 const PANEL: (u32, u32) = (720, 520);
 const HEADER: u32 = 90;
 
@@ -225,13 +217,7 @@ impl Figure for Baselines<'_> {
                     )
                 }))?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK)
-                .label_font((FONT, 15))
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     }
@@ -319,13 +305,7 @@ impl Figure for AgainstBound<'_> {
                         });
                 }
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK)
-                .label_font((FONT, 15))
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     }
@@ -425,13 +405,7 @@ impl Figure for Scaling<'_> {
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
             chart.draw_series(line.iter().map(|&p| Circle::new(p, 4, color.filled())))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .label_font((FONT, 15))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     }
 }
