@@ -340,7 +340,7 @@ impl ThreadPool {
             if let Some(w) = own {
                 // SAFETY: the root range is owned by nobody else yet and the run is live
                 // until `wait_until` sees the latch.
-                unsafe { state.execute_roots(this, 0, roots, w) };
+                unsafe { RunState::execute_roots(this, 0, roots, w) };
                 w.wait_until(|| state.latch.probe());
             } else {
                 self.registry.inject(RunState::roots_job(this, 0, roots));

@@ -57,14 +57,13 @@ const SINGLE_TASK: u32 = u32::MAX;
 /// `b == SINGLE_TASK`) or the root range `a..b`.
 unsafe fn execute_graph_job(data: *const (), a: u32, b: u32, worker: &WorkerThread) {
     let this = data.cast::<RunState>();
-    // SAFETY: the run is in progress, so its state is alive (caller's contract).
-    let run = unsafe { &*this };
     if b == SINGLE_TASK {
-        // SAFETY: this job owns task `a`: it was pushed once, when the task became ready.
-        unsafe { run.execute_ready(a, worker) };
+        // SAFETY: the run is in progress (caller's contract) and this job owns task `a`: it
+        // was pushed once, when the task became ready.
+        unsafe { RunState::execute_ready(this, a, worker) };
     } else {
-        // SAFETY: this job owns the root range `a..b`.
-        unsafe { run.execute_roots(this, a, b, worker) };
+        // SAFETY: the run is in progress and this job owns the root range `a..b`.
+        unsafe { RunState::execute_roots(this, a, b, worker) };
     }
 }
 
@@ -128,19 +127,17 @@ impl RunState {
     /// finished tasks.
     ///
     /// # Safety
-    /// The caller owns the root range (it came from the one job that holds it), `this` is
-    /// `self`, and the run is in progress.
-    pub(crate) unsafe fn execute_roots(
-        &self,
-        this: *const RunState,
-        start: u32,
-        end: u32,
-        worker: &WorkerThread,
-    ) {
+    /// The caller owns the root range (it came from the one job that holds it), and the run at
+    /// `this` is in progress. Takes a pointer, not `&self`: the run may be freed by its owner
+    /// while this function is still returning (see [`RunState::finish`]).
+    pub(crate) unsafe fn execute_roots(this: *const RunState, start: u32, end: u32, worker: &WorkerThread) {
+        // SAFETY: the run is in progress (caller's contract); the reference is used only for
+        // this call, while this job's unfinished tasks keep the run alive.
+        let run = unsafe { &*this };
         // SAFETY: forwarded from the caller.
-        let done = unsafe { self.run_roots(this, start, end, worker) };
+        let done = unsafe { run.run_roots(this, start, end, worker) };
         // SAFETY: the caller does not touch the run after this job.
-        unsafe { self.finish(done, worker) };
+        unsafe { RunState::finish(this, done, worker) };
     }
 
     /// Runs the root range like a `join`: pushes the upper half for thieves, runs the lower
@@ -185,11 +182,15 @@ impl RunState {
     /// # Safety
     /// The caller owns task `index` (its predecessors are done and nobody else runs it) and
     /// does not touch the run after this call.
-    pub(crate) unsafe fn execute_ready(&self, index: u32, worker: &WorkerThread) {
+    /// Takes a pointer, not `&self`, for the reason [`RunState::execute_roots`] gives.
+    pub(crate) unsafe fn execute_ready(this: *const RunState, index: u32, worker: &WorkerThread) {
+        // SAFETY: the run is in progress (caller's contract); the reference is used only for
+        // this call, while task `index` (not yet counted as finished) keeps the run alive.
+        let run = unsafe { &*this };
         // SAFETY: forwarded from the caller.
-        let done = unsafe { self.run_chain(index, worker) };
+        let done = unsafe { run.run_chain(index, worker) };
         // SAFETY: forwarded from the caller.
-        unsafe { self.finish(done, worker) };
+        unsafe { RunState::finish(this, done, worker) };
     }
 
     /// Runs `index`, then repeatedly one ready successor of the task just run; returns how
@@ -280,15 +281,25 @@ impl RunState {
 
     /// Counts `done` tasks as finished; the job that finishes the last one sets the latch.
     ///
+    /// Takes a pointer, not `&self`: a `&self` argument would be a reference the compiler may
+    /// assume valid until this function returns, yet the owner may free the run as soon as
+    /// another thread's decrement or this latch store lets it (Miri reports exactly that).
+    ///
     /// # Safety
-    /// Must be the caller's last access to the run: once `remaining` reaches zero the owner may
-    /// free it.
-    unsafe fn finish(&self, done: usize, worker: &WorkerThread) {
+    /// `this` is a live run, and this is the caller's last access to it: once `remaining`
+    /// reaches zero the owner may free it.
+    unsafe fn finish(this: *const RunState, done: usize, worker: &WorkerThread) {
+        // SAFETY: the run is alive until our decrement lands (our `done` tasks are still
+        // counted); the reference is not used after it.
+        let remaining = unsafe { &(*this).remaining };
         // AcqRel: the decrements form one release sequence, so the last decrementer (and,
         // through the latch, the owner) sees every task's writes.
-        if self.remaining.fetch_sub(done, Ordering::AcqRel) == done {
-            // SAFETY: the latch is live until set, and `self` is not used afterwards.
-            unsafe { Latch::set(&self.latch, &worker.registry) };
+        if remaining.fetch_sub(done, Ordering::AcqRel) == done {
+            // SAFETY: we finished the last task, so the run lives until its latch is set.
+            let latch = unsafe { &raw const (*this).latch };
+            // SAFETY: the latch is live until set; no reference into the run is held across
+            // the store.
+            unsafe { Latch::set(latch, &worker.registry) };
         }
     }
 }
