@@ -7,35 +7,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{pool, watchdog};
+use common::{grow_tree, pool, watchdog};
 use ntt_runtime::{Grower, PinPolicy, TaskContext, TaskId, ThreadPool};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn quiet_panics() {
     std::panic::set_hook(Box::new(|_| {}));
-}
-
-/// A binary tree grown one task per node (node `i`'s children are `2i + 1` and `2i + 2`):
-/// each node adds its two children and a task that runs after both and checks they ran.
-fn grow_tree<'s>(i: usize, depth: u32, ran: &'s [AtomicBool], joins: &'s AtomicUsize, grow: &Grower<'_, 's>) {
-    if depth > 0 {
-        let children: Vec<TaskId> = (1..=2)
-            .map(|c| {
-                grow.add(move |_: &TaskContext<'_>, grow: &Grower<'_, 's>| {
-                    grow_tree(2 * i + c, depth - 1, ran, joins, grow)
-                })
-            })
-            .collect();
-        grow.add_after(&children, move |_, _| {
-            assert!(
-                ran[2 * i + 1].load(Ordering::Relaxed) && ran[2 * i + 2].load(Ordering::Relaxed),
-                "a join ran before its children"
-            );
-            joins.fetch_add(1, Ordering::Relaxed);
-        });
-    }
-    assert!(!ran[i].swap(true, Ordering::Relaxed), "node {i} ran twice");
 }
 
 #[test]

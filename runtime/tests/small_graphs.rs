@@ -2,18 +2,12 @@
 //! graphs, a panic, a nested run, scratch nesting and non-trivially-sized closures. The pools
 //! use the default topology, so nothing here calls into hwloc or sysfs.
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ntt_runtime::{PinPolicy, TaskId, ThreadPool, ThreadPoolBuilder, Topology};
-
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .num_threads(n)
-        .pin(PinPolicy::None)
-        .topology(Topology::with_defaults(n))
-        .build()
-        .expect("pool")
-}
+use common::default_topology_pool as pool;
+use ntt_runtime::TaskId;
 
 #[test]
 fn diamond_and_fan_out_run_in_order() {

@@ -3,40 +3,12 @@
 //! unfinished tasks, a panicking grown task, and `for_each` covering every index once, alone and
 //! nested across pools. Pools use the default topology (Miri cannot call hwloc) and no pinning.
 
+mod common;
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use ntt_runtime::{Grower, PinPolicy, TaskContext, TaskId, ThreadPool, ThreadPoolBuilder, Topology};
-
-fn pool(workers: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .pin(PinPolicy::None)
-        .topology(Topology::with_defaults(workers))
-        .build()
-        .expect("a small pool starts")
-}
-
-/// Node `i` adds its children `2i + 1` and `2i + 2` and a task after both that checks they ran.
-fn grow_tree<'s>(i: usize, depth: u32, ran: &'s [AtomicBool], joins: &'s AtomicUsize, grow: &Grower<'_, 's>) {
-    if depth > 0 {
-        let children: Vec<TaskId> = (1..=2)
-            .map(|c| {
-                grow.add(move |_: &TaskContext<'_>, grow: &Grower<'_, 's>| {
-                    grow_tree(2 * i + c, depth - 1, ran, joins, grow)
-                })
-            })
-            .collect();
-        grow.add_after(&children, move |_, _| {
-            assert!(
-                ran[2 * i + 1].load(Ordering::Relaxed) && ran[2 * i + 2].load(Ordering::Relaxed),
-                "a join ran before its children"
-            );
-            joins.fetch_add(1, Ordering::Relaxed);
-        });
-    }
-    assert!(!ran[i].swap(true, Ordering::Relaxed), "node {i} ran twice");
-}
+use common::{default_topology_pool as pool, grow_tree};
 
 #[test]
 fn grown_trees_and_successors_of_finished_tasks() {

@@ -157,19 +157,7 @@ mod tests {
 
     /// What the planner plans for a worker with a 2 MiB L2 and 32 MiB L3 share.
     fn current() -> Plan {
-        let budget = WorkerBudget {
-            l2_bytes: 2 << 20,
-            l3_bytes: 32 << 20,
-        };
-        let shape = Shape::new(17, 64, 1).expect("a valid shape");
-        plan_for(
-            shape,
-            Some(MessageLayout::Lanes),
-            1,
-            &[budget],
-            BackendKind::Portable,
-            &PlanConfig::default(),
-        )
+        plan_with(PlanConfig::default())
     }
 
     #[test]

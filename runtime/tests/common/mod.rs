@@ -1,11 +1,13 @@
 //! Helpers shared by the runtime's integration tests.
 #![allow(dead_code)]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ntt_runtime::{Graph, PinPolicy, RunError, TaskId, ThreadPool, ThreadPoolBuilder, Topology};
+use ntt_runtime::{
+    Graph, Grower, PinPolicy, RunError, TaskContext, TaskId, ThreadPool, ThreadPoolBuilder, Topology,
+};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -43,6 +45,45 @@ pub fn pool(n: usize, pin: PinPolicy) -> ThreadPool {
         .topology(Topology::detect())
         .build()
         .expect("pool")
+}
+
+/// A pool of `n` unpinned workers on the default topology: nothing calls into hwloc or sysfs,
+/// so Miri can run it.
+pub fn default_topology_pool(n: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(n)
+        .pin(PinPolicy::None)
+        .topology(Topology::with_defaults(n))
+        .build()
+        .expect("pool")
+}
+
+/// A binary tree grown one task per node (node `i`'s children are `2i + 1` and `2i + 2`):
+/// each node adds its two children and a task that runs after both and checks they ran.
+pub fn grow_tree<'s>(
+    i: usize,
+    depth: u32,
+    ran: &'s [AtomicBool],
+    joins: &'s AtomicUsize,
+    grow: &Grower<'_, 's>,
+) {
+    if depth > 0 {
+        let children: Vec<TaskId> = (1..=2)
+            .map(|c| {
+                grow.add(move |_: &TaskContext<'_>, grow: &Grower<'_, 's>| {
+                    grow_tree(2 * i + c, depth - 1, ran, joins, grow)
+                })
+            })
+            .collect();
+        grow.add_after(&children, move |_, _| {
+            assert!(
+                ran[2 * i + 1].load(Ordering::Relaxed) && ran[2 * i + 2].load(Ordering::Relaxed),
+                "a join ran before its children"
+            );
+            joins.fetch_add(1, Ordering::Relaxed);
+        });
+    }
+    assert!(!ran[i].swap(true, Ordering::Relaxed), "node {i} ran twice");
 }
 
 /// A random DAG of fewer than `max_tasks` tasks where about one task in `panic_one_in` panics;
