@@ -24,6 +24,7 @@ use p3_binary_pcs::whir::{BinaryWhirDomain, recommended_cap_height};
 use p3_challenger::{CanObserve, HashChallenger};
 use p3_commit::{Mmcs, MultilinearPcs};
 use p3_keccak::Keccak256Hash;
+use p3_matrix::Matrix;
 use p3_matrix::dense::{RowMajorMatrix, RowMajorMatrixView};
 use p3_merkle_tree::MerkleTreeMmcs;
 use p3_sumcheck::layout::{Layout, PrefixProver, Table, Witness};
@@ -32,8 +33,8 @@ use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
 use p3_whir::{FoldingFactor, ProtocolParameters, SecurityAssumption, WhirConfig, WhirProver};
 use rand_p3::SeedableRng;
 use rand_p3::rngs::SmallRng;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 type Hash = SerializingHasher<Keccak256Hash>;
@@ -91,51 +92,104 @@ struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Also list every NTT call of one commit and open (method, width, height, rate or padding
+    /// bits) with both NTTs' median times.
+    #[arg(long)]
+    calls: bool,
 }
 
-/// An NTT that adds the time spent in each of its calls to a shared counter.
+/// One NTT call: the trait method, the matrix's width and height, the rate or padding bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Call {
+    method: &'static str,
+    width: usize,
+    height: usize,
+    bits: usize,
+}
+
+/// The time a prover spent inside its NTT, and each call with its time.
+#[derive(Debug, Default)]
+struct Meter {
+    nanos: AtomicU64,
+    calls: Mutex<Vec<(Call, Duration)>>,
+}
+
+impl Meter {
+    fn record(&self, call: Call, elapsed: Duration) {
+        self.nanos.fetch_add(elapsed.as_nanos() as u64, Ordering::Relaxed);
+        self.calls
+            .lock()
+            .expect("the call log is never poisoned")
+            .push((call, elapsed));
+    }
+
+    /// Empties the meter, returning the total and the calls since the last take.
+    fn take(&self) -> (Duration, Vec<(Call, Duration)>) {
+        let total = Duration::from_nanos(self.nanos.swap(0, Ordering::Relaxed));
+        let calls = std::mem::take(&mut *self.calls.lock().expect("never poisoned"));
+        (total, calls)
+    }
+}
+
+/// An NTT that records each of its calls on a [`Meter`].
 #[derive(Debug)]
 struct Timed<N> {
     inner: N,
-    nanos: Arc<AtomicU64>,
+    meter: Arc<Meter>,
 }
 
 impl<N> Timed<N> {
-    fn time<T>(&self, f: impl FnOnce(&N) -> T) -> T {
+    fn time<T>(&self, call: Call, f: impl FnOnce(&N) -> T) -> T {
         let start = Instant::now();
         let out = f(&self.inner);
-        self.nanos
-            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.meter.record(call, start.elapsed());
         out
     }
 }
 
 type M = RowMajorMatrix<Poly64>;
 
+fn call(method: &'static str, mat: &impl Matrix<Poly64>, bits: usize) -> Call {
+    Call {
+        method,
+        width: mat.width(),
+        height: mat.height(),
+        bits,
+    }
+}
+
 impl<N: AdditiveNtt<Poly64>> AdditiveNtt<Poly64> for Timed<N> {
     fn shifted_ntt_batch(&self, mat: M, shift: Poly64) -> M {
-        self.time(|n| n.shifted_ntt_batch(mat, shift))
+        self.time(call("shifted_ntt", &mat, 0), |n| n.shifted_ntt_batch(mat, shift))
     }
     fn shifted_intt_batch(&self, mat: M, shift: Poly64) -> M {
-        self.time(|n| n.shifted_intt_batch(mat, shift))
+        self.time(call("shifted_intt", &mat, 0), |n| {
+            n.shifted_intt_batch(mat, shift)
+        })
     }
     fn ntt_batch(&self, mat: M) -> M {
-        self.time(|n| n.ntt_batch(mat))
+        self.time(call("ntt", &mat, 0), |n| n.ntt_batch(mat))
     }
     fn ntt_batch_padded(&self, mat: M, log_inv_rate: usize) -> M {
-        self.time(|n| n.ntt_batch_padded(mat, log_inv_rate))
+        self.time(call("ntt_padded", &mat, log_inv_rate), |n| {
+            n.ntt_batch_padded(mat, log_inv_rate)
+        })
     }
     fn ntt_batch_borrowed(&self, mat: RowMajorMatrixView<'_, Poly64>, log_inv_rate: usize) -> M {
-        self.time(|n| n.ntt_batch_borrowed(mat, log_inv_rate))
+        self.time(call("ntt_borrowed", &mat, log_inv_rate), |n| {
+            n.ntt_batch_borrowed(mat, log_inv_rate)
+        })
     }
     fn intt_batch(&self, mat: M) -> M {
-        self.time(|n| n.intt_batch(mat))
+        self.time(call("intt", &mat, 0), |n| n.intt_batch(mat))
     }
     fn lde_batch(&self, mat: M, added_bits: usize) -> M {
-        self.time(|n| n.lde_batch(mat, added_bits))
+        self.time(call("lde", &mat, added_bits), |n| n.lde_batch(mat, added_bits))
     }
     fn shifted_lde_batch(&self, mat: M, added_bits: usize, shift: Poly64) -> M {
-        self.time(|n| n.shifted_lde_batch(mat, added_bits, shift))
+        self.time(call("shifted_lde", &mat, added_bits), |n| {
+            n.shifted_lde_batch(mat, added_bits, shift)
+        })
     }
 }
 
@@ -190,11 +244,11 @@ impl Instance {
         &self,
         ntt: N,
         mmcs: MT,
-        nanos: &Arc<AtomicU64>,
+        meter: &Arc<Meter>,
     ) -> Pcs<N, MT> {
         let domain = BinaryWhirDomain::new(Timed {
             inner: ntt,
-            nanos: nanos.clone(),
+            meter: meter.clone(),
         });
         WhirProver::new(self.config(&domain), domain, mmcs)
     }
@@ -216,6 +270,7 @@ struct Samples {
     commit: Vec<Duration>,
     open: Vec<Duration>,
     encode: Vec<Duration>,
+    calls: Vec<Vec<(Call, Duration)>>,
     proofs: Vec<Vec<u8>>,
 }
 
@@ -234,7 +289,7 @@ fn median_ms(samples: &[Duration]) -> f64 {
 fn run_once<N, MT>(
     instance: &Instance,
     pcs: &Pcs<N, MT>,
-    nanos: &AtomicU64,
+    meter: &Meter,
     verifier: &Pcs<LchNtt<Poly64>, MT>,
     out: &mut Samples,
 ) -> bool
@@ -244,7 +299,7 @@ where
     Challenger: CanObserve<MT::Commitment>,
 {
     let witness = instance.witness();
-    nanos.store(0, Ordering::Relaxed);
+    meter.take();
     let mut transcript = challenger();
     let start = Instant::now();
     let (commitment, data) = pcs.commit(witness, &mut transcript).expect("commit");
@@ -255,8 +310,9 @@ where
     let opened = Instant::now();
     out.commit.push(committed - start);
     out.open.push(opened - committed);
-    out.encode
-        .push(Duration::from_nanos(nanos.load(Ordering::Relaxed)));
+    let (encode, calls) = meter.take();
+    out.encode.push(encode);
+    out.calls.push(calls);
     out.proofs
         .push(postcard::to_allocvec(&(&commitment, &proof)).expect("serialise"));
     verifier
@@ -284,30 +340,30 @@ where
     MT: Mmcs<Poly64> + Sync,
     Challenger: CanObserve<MT::Commitment>,
 {
-    let (plonky_nanos, engine_nanos, verify_nanos) = (
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
+    let (plonky_meter, engine_meter, verify_meter) = (
+        Arc::new(Meter::default()),
+        Arc::new(Meter::default()),
+        Arc::new(Meter::default()),
     );
-    let plonky = instance.pcs(LchNtt::<Poly64>::default(), mmcs.clone(), &plonky_nanos);
-    let engine = instance.pcs(ntt, mmcs.clone(), &engine_nanos);
-    let verifier = instance.pcs(LchNtt::<Poly64>::default(), mmcs, &verify_nanos);
+    let plonky = instance.pcs(LchNtt::<Poly64>::default(), mmcs.clone(), &plonky_meter);
+    let engine = instance.pcs(ntt, mmcs.clone(), &engine_meter);
+    let verifier = instance.pcs(LchNtt::<Poly64>::default(), mmcs, &verify_meter);
 
     let (mut p, mut e) = (Samples::default(), Samples::default());
     let mut verified = true;
     rayon.install(|| {
         // One untimed round each warms caches, tables and thread pools.
         let mut warm = Samples::default();
-        verified &= run_once(instance, &plonky, &plonky_nanos, &verifier, &mut warm);
-        verified &= run_once(instance, &engine, &engine_nanos, &verifier, &mut warm);
+        verified &= run_once(instance, &plonky, &plonky_meter, &verifier, &mut warm);
+        verified &= run_once(instance, &engine, &engine_meter, &verifier, &mut warm);
         for rep in 0..args.repeats {
             // Alternate which goes first, so drift in the machine's load hits both alike.
             if rep % 2 == 0 {
-                verified &= run_once(instance, &plonky, &plonky_nanos, &verifier, &mut p);
-                verified &= run_once(instance, &engine, &engine_nanos, &verifier, &mut e);
+                verified &= run_once(instance, &plonky, &plonky_meter, &verifier, &mut p);
+                verified &= run_once(instance, &engine, &engine_meter, &verifier, &mut e);
             } else {
-                verified &= run_once(instance, &engine, &engine_nanos, &verifier, &mut e);
-                verified &= run_once(instance, &plonky, &plonky_nanos, &verifier, &mut p);
+                verified &= run_once(instance, &engine, &engine_meter, &verifier, &mut e);
+                verified &= run_once(instance, &plonky, &plonky_meter, &verifier, &mut p);
             }
         }
     });
@@ -396,7 +452,36 @@ fn main() {
             p.proofs[0].len()
         );
     }
+    if args.calls {
+        print_calls(&p.calls, &e.calls);
+    }
     if !verified || !identical {
         std::process::exit(1);
+    }
+}
+
+/// Each NTT call of one commit and open, with both provers' median times. Both provers make
+/// the same calls in the same order (their transcripts are the same bytes).
+fn print_calls(plonky: &[Vec<(Call, Duration)>], engine: &[Vec<(Call, Duration)>]) {
+    let Some(first) = plonky.first() else {
+        return;
+    };
+    let median_of = |runs: &[Vec<(Call, Duration)>], i: usize| {
+        median_ms(&runs.iter().map(|calls| calls[i].1).collect::<Vec<_>>())
+    };
+    println!(
+        "{:<13} {:>6} {:>8} {:>5} {:>12} {:>12} {:>9}",
+        "call", "width", "height", "bits", "plonky3 ms", "engine ms", "speedup"
+    );
+    for (i, (call, _)) in first.iter().enumerate() {
+        let (a, b) = (median_of(plonky, i), median_of(engine, i));
+        println!(
+            "{:<13} {:>6} {:>8} {:>5} {a:>12.3} {b:>12.3} {:>8.2}×",
+            call.method,
+            call.width,
+            call.height,
+            call.bits,
+            a / b
+        );
     }
 }

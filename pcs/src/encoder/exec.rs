@@ -11,7 +11,9 @@
 //! message is a graph, because its replica-0 tasks must wait for the tasks that read them.
 
 use super::lanes::{gather_lane_rows, prefetch_lane_rows};
-use super::layers::{Direction, forward_group, layers};
+use super::layers::{
+    Direction, first_step_fits, forward_after_first_step, forward_first_step, forward_group, layers,
+};
 use super::rows::SharedRows;
 use crate::plan::{DeepPass, Gather, GatheredPass, Plan, Source};
 use crate::sink::RowSink;
@@ -51,6 +53,11 @@ fn run_range(
 ) -> Result<(), RunError> {
     pool.try_for_each_adaptive(0..count, grain, f)
 }
+
+/// Above this many deep tasks per worker, an in-place message's deep pass runs as two loops
+/// (readers, then replica 0) rather than as a graph: the barrier between them costs less than a
+/// graph node and edge per task.
+const GRAPH_TASKS_PER_WORKER: usize = 8;
 
 /// Rows per grain of the replicate pass: about 4096 words, so a grain's atomic is noise next
 /// to its stores.
@@ -297,8 +304,22 @@ impl Run<'_> {
         // its offset in replica 0. With the message in place, a replica-0 task runs in place
         // after every task that reads its rows.
         let msg_mask = (1usize << self.msg_log_rows()) - 1;
+        // A row-major message is read by the first step's loads, straight into the task's rows
+        // (non-temporal stores, the L3 inner step and tiny sub-blocks keep the copy through
+        // scratch).
+        let direct = !self.plan.stream
+            && deep.inner_log_group_rows == 0
+            && !matches!(self.msg, Message::Lanes(_))
+            && first_step_fits(n, deep.first_layer, self.log_rows());
         let from_message = |ctx: &TaskContext<'_>, t: usize| {
             let first_row = t << task_log_rows;
+            if direct {
+                // SAFETY: replica 0's rows at this offset are written only by the replica-0
+                // task, which waits for this one; the task's rows are its own.
+                unsafe { self.first_steps_from_message(deep, first_row) };
+                self.deep_task_after_first_steps(deep, first_row);
+                return;
+            }
             ctx.with_scratch(task_words + inner_words, |scratch| {
                 let (rows, inner) = scratch.split_at_mut(task_words);
                 // SAFETY: replica 0's rows at this offset are written only by the replica-0
@@ -323,6 +344,35 @@ impl Run<'_> {
             });
         }
         let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate();
+        if deep.tasks > GRAPH_TASKS_PER_WORKER * pool.num_workers() {
+            // Many tasks: every reader first, then replica 0 in place. The split loops keep
+            // both phases balanced, and no graph (a node and an edge per task) is built.
+            run_range(pool, deep.tasks - tasks_per_replica, 1, |range, ctx| {
+                range.for_each(|i| from_message(ctx, tasks_per_replica + i))
+            })?;
+            return run_range(pool, tasks_per_replica, 1, |range, ctx| {
+                range.for_each(|t| in_place(ctx, t))
+            });
+        }
+        if direct {
+            // A replica-0 task overwrites message rows only its readers' first steps read: it
+            // waits for those steps, not for the whole of its readers.
+            let in_place = &in_place;
+            return pool.try_run(|g| {
+                let replica0: Vec<_> = (0..tasks_per_replica)
+                    .map(|t| g.add(move |ctx| in_place(ctx, t)))
+                    .collect();
+                for t in tasks_per_replica..deep.tasks {
+                    let first_row = t << task_log_rows;
+                    // SAFETY: replica 0's rows at this offset are written only by the replica-0
+                    // task, which waits for this step; the task's rows are its own.
+                    let first = g.add(move |_| unsafe { self.first_steps_from_message(deep, first_row) });
+                    let rest = g.add(move |_| self.deep_task_after_first_steps(deep, first_row));
+                    g.depend(first, rest);
+                    g.depend(first, replica0[t % tasks_per_replica]);
+                }
+            });
+        }
         let (in_place, from_message) = (&in_place, &from_message);
         pool.try_run(|g| {
             let ids: Vec<_> = (0..deep.tasks)
@@ -366,6 +416,71 @@ impl Run<'_> {
         if deep.inner_log_group_rows == 0
             && let Some(sink) = self.sink
         {
+            sink.absorb(first_row, rows);
+        }
+    }
+
+    /// The first step of each of a deep task's sub-blocks, read straight from a row-major
+    /// message into the task's codeword rows (`first_row ..`), with no copy first;
+    /// [`Self::deep_task_after_first_steps`] finishes them. Only where [`first_step_fits`].
+    ///
+    /// # Safety
+    /// The message rows the task reads are not written meanwhile; the task's codeword rows are
+    /// this task's alone until it finishes.
+    unsafe fn first_steps_from_message(&self, deep: &DeepPass, first_row: usize) {
+        let n = self.lanes();
+        let log_d = self.log_rows();
+        let msg_mask = (1usize << self.msg_log_rows()) - 1;
+        let sub_rows = 1usize << deep.log_sub_rows;
+        for j in 0..1usize << deep.log_subs_per_task {
+            let row = first_row + j * sub_rows;
+            let at = (row & msg_mask) * n;
+            let src = match self.msg {
+                Message::Rows(m) => m[at..].as_ptr(),
+                Message::InPlace => self.dst.ptr_at(at).cast_const(),
+                Message::Lanes(_) => unreachable!("a lane-major message is gathered through scratch"),
+            };
+            // SAFETY: the sub-block's message rows (inside one replica's worth of the message)
+            // are readable and not written meanwhile (caller); its codeword rows are this
+            // task's (caller) and lie in another replica than the rows read, or the message is
+            // a separate slice.
+            unsafe {
+                forward_first_step(
+                    self.kit(),
+                    src,
+                    self.dst.ptr_at(row * n),
+                    n,
+                    deep.first_layer,
+                    log_d,
+                    log_d,
+                    (row >> deep.log_sub_rows) as u64,
+                )
+            };
+        }
+    }
+
+    /// The rest of a deep task whose first steps [`Self::first_steps_from_message`] ran: the
+    /// remaining layers of each sub-block, then the rows to the sink.
+    fn deep_task_after_first_steps(&self, deep: &DeepPass, first_row: usize) {
+        let n = self.lanes();
+        let log_d = self.log_rows();
+        let sub_words = n << deep.log_sub_rows;
+        let task_words = sub_words << deep.log_subs_per_task;
+        // SAFETY: the first steps wrote every row of the task, and they are this task's alone.
+        let rows = unsafe { self.dst.slice_mut(first_row * n, task_words) };
+        for (j, sub) in rows.chunks_exact_mut(sub_words).enumerate() {
+            let sub_index = (first_row >> deep.log_sub_rows) + j;
+            forward_after_first_step(
+                self.kit(),
+                sub,
+                n,
+                deep.first_layer,
+                log_d,
+                log_d,
+                sub_index as u64,
+            );
+        }
+        if let Some(sink) = self.sink {
             sink.absorb(first_row, rows);
         }
     }

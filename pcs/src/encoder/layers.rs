@@ -160,10 +160,25 @@ pub(crate) fn layers(
         }
         return;
     }
+    in_cache_steps(direction, kit, buf, width, (first, first, end), log_rows, block);
+}
+
+/// The steps of layers `from .. end` of an L1-sized buffer that holds one layer-`first` block
+/// (global index `block`), one after the other over the whole buffer; `from` is `first` or the
+/// end of its first step.
+fn in_cache_steps(
+    direction: Direction,
+    kit: (Backend, &Twiddles),
+    buf: &mut [u64],
+    width: usize,
+    (first, from, end): (u32, u32, u32),
+    log_rows: u32,
+    block: u64,
+) {
     // The forward steps (first layer, layers in the step); the inverse undoes them last first.
     let mut steps = [(0u32, 0u32); 64];
     let mut count = 0;
-    let mut layer = first;
+    let mut layer = from;
     while layer < end {
         let k = step_layers(end - layer);
         steps[count] = (layer, k);
@@ -186,6 +201,96 @@ pub(crate) fn layers(
     match direction {
         Direction::Forward => steps[..count].iter().for_each(&mut run),
         Direction::Inverse => steps[..count].iter().rev().for_each(&mut run),
+    }
+}
+
+/// Rows per segment below which [`forward_first_step`] refuses: a segment shorter than a vector
+/// of words would run the strided kernel's partial path on every row.
+const MIN_SEGMENT_WORDS: usize = 8;
+
+/// Whether [`forward_first_step`] takes a block of `width << (end − first)` words.
+pub(crate) fn first_step_fits(width: usize, first: u32, end: u32) -> bool {
+    first < end && (width << (end - first)) >> step_layers(end - first) >= MIN_SEGMENT_WORDS
+}
+
+/// The first step of [`layers`] forward on a block whose rows are still at `src` (a sub-block
+/// read straight from the message): it reads `src` and writes `dst`, so the rows are never
+/// copied into place first. [`forward_after_first_step`] then finishes the block in `dst`.
+/// Only where [`first_step_fits`].
+///
+/// # Safety
+/// `src` is valid for `len` reads and `dst` for `len` writes, where
+/// `len = width << (end − first)`; the two do not overlap, and nothing else accesses `dst`
+/// during the call (it may be uninitialised: the step writes every word).
+#[allow(clippy::too_many_arguments)] // the kit, the two buffers and the layer geometry
+pub(crate) unsafe fn forward_first_step(
+    (backend, twiddles): (Backend, &Twiddles),
+    src: *const u64,
+    dst: *mut u64,
+    width: usize,
+    first: u32,
+    end: u32,
+    log_rows: u32,
+    block: u64,
+) {
+    assert!(
+        first_step_fits(width, first, end),
+        "a block too small for a strided first step"
+    );
+    let k = step_layers(end - first);
+    let segment = (width << (end - first)) >> k;
+    each_block_twiddles(twiddles, k, log_rows - first - 1, block, 1, |_, tw| {
+        let rows = StridedRows {
+            src,
+            src_stride: segment,
+            dst,
+            dst_stride: segment,
+            seg_rows: 1,
+            width: segment,
+        };
+        // SAFETY: the block's 2^k segments are `src`'s and `dst`'s `len` words (caller), which
+        // do not overlap.
+        unsafe { backend.radix_rows(rows, tw, false) };
+    });
+}
+
+/// The layers of [`layers`] forward after the first step, which [`forward_first_step`] ran.
+pub(crate) fn forward_after_first_step(
+    kit: (Backend, &Twiddles),
+    buf: &mut [u64],
+    width: usize,
+    first: u32,
+    end: u32,
+    log_rows: u32,
+    block: u64,
+) {
+    debug_assert_eq!(buf.len(), width << (end - first));
+    let k = step_layers(end - first);
+    if buf.len() * 8 > L1_BLOCK_BYTES {
+        let child_words = width << (end - first - k);
+        for (c, child) in buf.chunks_exact_mut(child_words).enumerate() {
+            let child_block = (block << k) + c as u64;
+            layers(
+                Direction::Forward,
+                kit,
+                child,
+                width,
+                first + k,
+                end,
+                log_rows,
+                child_block,
+            );
+        }
+    } else {
+        in_cache_steps(
+            Direction::Forward,
+            kit,
+            buf,
+            width,
+            (first, first + k, end),
+            log_rows,
+            block,
+        );
     }
 }
 
