@@ -42,7 +42,8 @@ fn high_expansions_match_the_reference_in_place_and_from_a_message() {
         for backend in Backend::available() {
             for workers in [1, 2, 3] {
                 let enc = encoder(workers, backend);
-                let what = format!("{lanes} lanes, 2^{log_rows} rows, rate 1/2^{r}, {backend:?}, {workers} workers");
+                let what =
+                    format!("{lanes} lanes, 2^{log_rows} rows, rate 1/2^{r}, {backend:?}, {workers} workers");
                 if let Some(deep) = enc.plan_in_place(shape).deep {
                     schedules[usize::from(deep.tasks > 8 * workers)] = true;
                 }
@@ -56,5 +57,9 @@ fn high_expansions_match_the_reference_in_place_and_from_a_message() {
             }
         }
     }
-    assert_eq!(schedules, [true, true], "both in-place schedules (graph and loops) ran");
+    assert_eq!(
+        schedules,
+        [true, true],
+        "both in-place schedules (graph and loops) ran"
+    );
 }

@@ -193,7 +193,7 @@ fn main() {
             });
             let (a, b) = (median_ms(p), median_ms(e));
             println!(
-                "{workers:>7} {:>6} {:>8} {:>5} {a:>12.3} {b:>12.3} {:>8.2}×",
+                "{workers:>7} {:>6} {:>8} {:>5} {a:>12.4} {b:>12.4} {:>8.2}×",
                 shape.width,
                 shape.height,
                 shape.bits,

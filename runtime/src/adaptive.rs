@@ -242,7 +242,7 @@ where
         env,
         pool: ctx.pool(),
         stolen: AtomicBool::new(false),
-        latch: Latch::for_worker(worker.index),
+        latch: Latch::for_worker(worker),
         panic: UnsafeCell::new(None),
     };
     let token_ptr: *const Token<'_, F> = &token;

@@ -61,7 +61,7 @@ where
         func: UnsafeCell::new(Some(b)),
         result: UnsafeCell::new(None),
         pool: ctx.pool(),
-        latch: Latch::for_worker(worker.index),
+        latch: Latch::for_worker(worker),
     };
     let job_ptr: *const JoinJob<B, RB> = &job;
     // SAFETY: `job` outlives the job: this function does not return (or unwind: `a` runs under

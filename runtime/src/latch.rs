@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::Thread;
 
-use crate::registry::Registry;
+use crate::registry::{Registry, WorkerThread};
 
 /// How the owner of a run waits for it.
 pub(crate) enum Latch {
@@ -24,13 +24,26 @@ pub(crate) enum Latch {
     },
     /// The owner is a thread outside every pool: it parks until the setter unparks it.
     Blocking { done: AtomicBool, thread: Thread },
+    /// The owner is a guest context (a small job run inline on its caller,
+    /// `ThreadPool::with_work_estimate`): nobody else can take its jobs, so it sets the latch
+    /// itself and there is no one to wake. (It reports worker 0's index; waking worker 0
+    /// instead would cost a wake-up of a parked thread per inline run.)
+    Guest { done: AtomicBool },
 }
 
 impl Latch {
-    pub(crate) fn for_worker(owner: usize) -> Self {
-        Latch::Worker {
-            done: AtomicBool::new(false),
-            owner,
+    /// The latch of a run or join owned by `worker`: [`Latch::Worker`], or [`Latch::Guest`]
+    /// for a guest context.
+    pub(crate) fn for_worker(worker: &WorkerThread) -> Self {
+        if worker.is_guest() {
+            Latch::Guest {
+                done: AtomicBool::new(false),
+            }
+        } else {
+            Latch::Worker {
+                done: AtomicBool::new(false),
+                owner: worker.index,
+            }
         }
     }
 
@@ -52,7 +65,10 @@ impl Latch {
 
     fn done(&self) -> &AtomicBool {
         match self {
-            Latch::Worker { done, .. } | Latch::Foreign { done, .. } | Latch::Blocking { done, .. } => done,
+            Latch::Worker { done, .. }
+            | Latch::Foreign { done, .. }
+            | Latch::Blocking { done, .. }
+            | Latch::Guest { done } => done,
         }
     }
 
@@ -102,6 +118,7 @@ impl Latch {
                 done.store(true, Ordering::Release);
                 thread.unpark();
             }
+            Latch::Guest { done } => done.store(true, Ordering::Release),
         }
     }
 }

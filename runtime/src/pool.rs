@@ -330,7 +330,7 @@ impl ThreadPool {
             let own = current.filter(|w| Arc::ptr_eq(&w.registry, &self.registry));
             let foreign = current.filter(|w| own.is_none() && !w.is_guest());
             let latch = match (own, foreign) {
-                (Some(w), _) => Latch::for_worker(w.index),
+                (Some(w), _) => Latch::for_worker(w),
                 (None, Some(w)) => Latch::foreign(w.index, Arc::clone(&w.registry)),
                 (None, None) => Latch::blocking(),
             };
@@ -462,5 +462,40 @@ mod tests {
         }
         assert!(resolve_worker_count(Some(MAX_WORKERS + 1), None, 2).is_err());
         assert!(resolve_worker_count(None, Some("1000000"), 2).is_err());
+    }
+
+    /// A small job run inline on its caller (a guest of the pool) finishes its graphs, joins
+    /// and loops itself: it must not wake a parked worker at each one (the guest reports worker
+    /// 0's index, and a worker's latch wakes its owner).
+    #[test]
+    #[cfg_attr(miri, ignore = "waits for a worker thread to park")]
+    fn an_inline_run_wakes_no_parked_worker() {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool");
+        let sleep = &pool.registry.sleep;
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while sleep.sleepers() == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the idle worker never parked"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let before = sleep.wakes();
+        pool.with_work_estimate(Duration::ZERO, || {
+            for _ in 0..50 {
+                pool.run(|g| {
+                    let a = g.add(|_| {});
+                    let b = g.add(|_| {});
+                    g.depend(a, b);
+                });
+                assert_eq!(pool.join(|_| 1, |_| 2), (1, 2));
+                pool.for_each(0..64, 1, |_, _| {});
+            }
+        });
+        assert_eq!(sleep.wakes(), before, "an inline run woke the parked worker");
     }
 }
