@@ -1,7 +1,9 @@
 //! Parking idle workers without losing wake-ups, and waking the one nearest the work. The
 //! protocol is described in `README.md` in this directory.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
+#[cfg(test)]
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::thread::Thread;
 
@@ -65,7 +67,8 @@ pub(crate) struct Sleep {
     slots: Box<[CachePadded<Slot>]>,
     /// For each worker, the others nearest first (its steal order): whom to wake for its work.
     near: Box<[Box<[usize]>]>,
-    /// Parked workers woken so far (statistics: tests check that a path wakes nobody).
+    /// Parked workers woken so far (tests check that a path wakes nobody).
+    #[cfg(test)]
     wakes: AtomicU64,
 }
 
@@ -97,16 +100,19 @@ impl Sleep {
                 })
                 .collect(),
             near: near.into_iter().map(Vec::into_boxed_slice).collect(),
+            #[cfg(test)]
             wakes: AtomicU64::new(0),
         }
     }
 
     /// Parked workers woken so far.
+    #[cfg(test)]
     pub(crate) fn wakes(&self) -> u64 {
         self.wakes.load(Ordering::Relaxed)
     }
 
     /// Workers about to park or parked.
+    #[cfg(test)]
     pub(crate) fn sleepers(&self) -> usize {
         self.sleepers.load(Ordering::SeqCst)
     }
@@ -223,6 +229,7 @@ impl Sleep {
     /// Removes `w` from `idle` and wakes it; the system call happens after the lock is
     /// released, so the woken thread never finds the lock held by its waker.
     fn wake_locked(&self, mut parked: MutexGuard<'_, Parked>, w: usize) {
+        #[cfg(test)]
         self.wakes.fetch_add(1, Ordering::Relaxed);
         parked.remove(w);
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
