@@ -1,12 +1,12 @@
 //! High expansions (rate 1/2^4 to 1/2^10), the opening rounds of WHIR: a short message read by
 //! many replicas. An in-place deep pass either runs as a graph in which each replica-0 task
 //! waits only for its readers' first steps (few tasks), or as two loops, readers then replica 0
-//! (many tasks); both, and the encode from a separate message, give the reference codeword on
-//! every backend and worker count.
+//! (many tasks); both, and the encode from a separate row-major or lane-major message, give the
+//! reference codeword on every backend and worker count.
 
 mod common;
 
-use common::{assume_written, encoder, garbage_codeword, words};
+use common::{assume_written, encoder, garbage_codeword, rows_to_lanes, words};
 use ntt_kernels::Backend;
 use ntt_pcs::reference::encode_reference;
 use ntt_pcs::{CommitParams, Expansion, MessageLayout, Shape};
@@ -51,9 +51,16 @@ fn high_expansions_match_the_reference_in_place_and_from_a_message() {
                 data[..msg.len()].copy_from_slice(&msg);
                 enc.encode_in_place(&mut data, params, None).expect("in place");
                 assert!(data == expect, "in place: {what}");
-                let mut out = garbage_codeword(lanes << log_rows);
-                enc.encode(&msg, &mut out, params, None).expect("encode");
-                assert!(assume_written(out) == expect, "from a message: {what}");
+                for layout in [MessageLayout::Rows, MessageLayout::Lanes] {
+                    let input = match layout {
+                        MessageLayout::Rows => msg.clone(),
+                        MessageLayout::Lanes => rows_to_lanes(&msg, lanes),
+                    };
+                    let mut out = garbage_codeword(lanes << log_rows);
+                    enc.encode(&input, &mut out, params.layout(layout), None)
+                        .expect("encode");
+                    assert!(assume_written(out) == expect, "{layout} message: {what}");
+                }
             }
         }
     }

@@ -309,14 +309,26 @@ impl Run<'_> {
         // scratch).
         let direct = !self.plan.stream
             && deep.inner_log_group_rows == 0
-            && !matches!(self.msg, Message::Lanes(_))
             && first_step_fits(n, deep.first_layer, self.log_rows());
         let from_message = |ctx: &TaskContext<'_>, t: usize| {
             let first_row = t << task_log_rows;
             if direct {
-                // SAFETY: replica 0's rows at this offset are written only by the replica-0
-                // task, which waits for this one; the task's rows are its own.
-                unsafe { self.first_steps_from_message(deep, first_row) };
+                if let Message::Lanes(_) = self.msg {
+                    // A lane-major message is gathered into scratch as rows first; the first
+                    // steps then read the scratch rows and write the codeword rows.
+                    ctx.with_scratch(task_words, |rows| {
+                        // SAFETY: a separate message, which no task writes.
+                        unsafe { self.read_message_rows(first_row & msg_mask, rows) };
+                        let sub_words = n << deep.log_sub_rows;
+                        // SAFETY: `rows` holds the task's rows, sub-block j at j·sub_words;
+                        // the task's codeword rows are its own.
+                        unsafe { self.first_steps(deep, first_row, |j, _| rows[j * sub_words..].as_ptr()) };
+                    });
+                } else {
+                    // SAFETY: replica 0's rows at this offset are written only by the replica-0
+                    // task, which waits for this one; the task's rows are its own.
+                    unsafe { self.first_steps_from_message(deep, first_row) };
+                }
                 self.deep_task_after_first_steps(deep, first_row);
                 return;
             }
@@ -429,25 +441,44 @@ impl Run<'_> {
     /// this task's alone until it finishes.
     unsafe fn first_steps_from_message(&self, deep: &DeepPass, first_row: usize) {
         let n = self.lanes();
-        let log_d = self.log_rows();
         let msg_mask = (1usize << self.msg_log_rows()) - 1;
+        let source = |_, row: usize| {
+            let at = (row & msg_mask) * n;
+            match self.msg {
+                Message::Rows(m) => m[at..].as_ptr(),
+                Message::InPlace => self.dst.ptr_at(at).cast_const(),
+                Message::Lanes(_) => unreachable!("a lane-major message is gathered into scratch"),
+            }
+        };
+        // SAFETY: forwarded (the message rows inside one replica's worth of the message are
+        // readable and not written meanwhile; they lie in another replica than the task's rows,
+        // or in a separate slice).
+        unsafe { self.first_steps(deep, first_row, source) };
+    }
+
+    /// The first step of each of a deep task's sub-blocks, sub-block j (codeword row `row`)
+    /// read at `source(j, row)` and written to the task's codeword rows.
+    ///
+    /// # Safety
+    /// Each source holds the sub-block's rows, readable and not written meanwhile, overlapping
+    /// no codeword row of the task; the task's codeword rows are this task's alone.
+    unsafe fn first_steps(
+        &self,
+        deep: &DeepPass,
+        first_row: usize,
+        source: impl Fn(usize, usize) -> *const u64,
+    ) {
+        let n = self.lanes();
+        let log_d = self.log_rows();
         let sub_rows = 1usize << deep.log_sub_rows;
         for j in 0..1usize << deep.log_subs_per_task {
             let row = first_row + j * sub_rows;
-            let at = (row & msg_mask) * n;
-            let src = match self.msg {
-                Message::Rows(m) => m[at..].as_ptr(),
-                Message::InPlace => self.dst.ptr_at(at).cast_const(),
-                Message::Lanes(_) => unreachable!("a lane-major message is gathered through scratch"),
-            };
-            // SAFETY: the sub-block's message rows (inside one replica's worth of the message)
-            // are readable and not written meanwhile (caller); its codeword rows are this
-            // task's (caller) and lie in another replica than the rows read, or the message is
-            // a separate slice.
+            // SAFETY: the source rows are readable and apart from the codeword rows, which are
+            // this task's (caller).
             unsafe {
                 forward_first_step(
                     self.kit(),
-                    src,
+                    source(j, row),
                     self.dst.ptr_at(row * n),
                     n,
                     deep.first_layer,
