@@ -6,13 +6,14 @@
 
 mod common;
 
-use common::{assume_written, encoder, garbage_codeword, rows_to_lanes, words};
+use common::{Recorder, assume_written, encoder, garbage_codeword, rows_to_lanes, words};
 use ntt_kernels::Backend;
 use ntt_pcs::reference::encode_reference;
 use ntt_pcs::{CommitParams, Expansion, MessageLayout, Shape};
 
-/// (lanes, message rows as log2, log inverse rate).
-const SHAPES: [(usize, u32, u32); 9] = [
+/// (lanes, message rows as log2, log inverse rate). The last three have few tasks with sub-blocks
+/// larger than L1, which run split into first-step pieces and segments at 2 and 3 workers.
+const SHAPES: [(usize, u32, u32); 12] = [
     (48, 4, 10),
     (48, 6, 7),
     (48, 10, 4),
@@ -22,6 +23,9 @@ const SHAPES: [(usize, u32, u32); 9] = [
     (8, 7, 3),
     (24, 5, 8),
     (64, 3, 9),
+    (24, 12, 1),
+    (3, 14, 1),
+    (64, 10, 2),
 ];
 
 #[test]
@@ -49,17 +53,27 @@ fn high_expansions_match_the_reference_in_place_and_from_a_message() {
                 }
                 let mut data = vec![0u64; lanes << log_rows];
                 data[..msg.len()].copy_from_slice(&msg);
-                enc.encode_in_place(&mut data, params, None).expect("in place");
+                let sink = Recorder::default();
+                enc.encode_in_place(&mut data, params, Some(&sink))
+                    .expect("in place");
                 assert!(data == expect, "in place: {what}");
+                if let Err(e) = sink.check(&data, lanes) {
+                    panic!("in place, sink: {e}: {what}");
+                }
                 for layout in [MessageLayout::Rows, MessageLayout::Lanes] {
                     let input = match layout {
                         MessageLayout::Rows => msg.clone(),
                         MessageLayout::Lanes => rows_to_lanes(&msg, lanes),
                     };
                     let mut out = garbage_codeword(lanes << log_rows);
-                    enc.encode(&input, &mut out, params.layout(layout), None)
+                    let sink = Recorder::default();
+                    enc.encode(&input, &mut out, params.layout(layout), Some(&sink))
                         .expect("encode");
-                    assert!(assume_written(out) == expect, "{layout} message: {what}");
+                    let out = assume_written(out);
+                    assert!(out == expect, "{layout} message: {what}");
+                    if let Err(e) = sink.check(&out, lanes) {
+                        panic!("{layout} message, sink: {e}: {what}");
+                    }
                 }
             }
         }

@@ -78,16 +78,16 @@ impl Run<'_> {
     }
 
     /// The kernels and the domain's twiddles, as the layers take them.
-    fn kit(&self) -> (Backend, &Twiddles) {
+    pub(super) fn kit(&self) -> (Backend, &Twiddles) {
         (self.backend, self.twiddles)
     }
-    fn lanes(&self) -> usize {
+    pub(super) fn lanes(&self) -> usize {
         self.plan.shape.lanes()
     }
-    fn log_rows(&self) -> u32 {
+    pub(super) fn log_rows(&self) -> u32 {
         self.plan.shape.log_rows()
     }
-    fn msg_log_rows(&self) -> u32 {
+    pub(super) fn msg_log_rows(&self) -> u32 {
         self.plan.shape.log_message_rows()
     }
 
@@ -295,6 +295,9 @@ impl Run<'_> {
                 self.deep_task(deep, rows, t << task_log_rows, inner)
             });
         };
+        if self.splits(pool, deep) {
+            return self.deep_split(pool, deep);
+        }
         if deep.source == Source::Buffer {
             return run_range(pool, deep.tasks, 1, |range, ctx| {
                 range.for_each(|t| in_place(ctx, t))

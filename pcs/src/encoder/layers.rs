@@ -224,7 +224,7 @@ pub(crate) fn first_step_fits(width: usize, first: u32, end: u32) -> bool {
 /// during the call (it may be uninitialised: the step writes every word).
 #[allow(clippy::too_many_arguments)] // the kit, the two buffers and the layer geometry
 pub(crate) unsafe fn forward_first_step(
-    (backend, twiddles): (Backend, &Twiddles),
+    kit: (Backend, &Twiddles),
     src: *const u64,
     dst: *mut u64,
     width: usize,
@@ -233,25 +233,83 @@ pub(crate) unsafe fn forward_first_step(
     log_rows: u32,
     block: u64,
 ) {
+    let segment = first_step_segment_words(width, first, end);
+    // SAFETY: forwarded; the columns are the whole segment.
+    unsafe { forward_first_step_columns(kit, src, dst, (width, first, end, log_rows), block, 0..segment) }
+}
+
+/// Words of each of the first step's segments (the blocks the later layers run on).
+pub(crate) fn first_step_segment_words(width: usize, first: u32, end: u32) -> usize {
+    (width << (end - first)) >> step_layers(end - first)
+}
+
+/// [`forward_first_step`] on words `columns` of every segment only: disjoint column ranges
+/// of one block are independent, so a big block's first step can be cut into pieces that run
+/// in parallel. `src` may equal `dst` (in place).
+///
+/// # Safety
+/// As for [`forward_first_step`], except that only the `columns` words of each segment are
+/// read and written, and `src` may be `dst` itself; `columns` lies within a segment.
+pub(crate) unsafe fn forward_first_step_columns(
+    (backend, twiddles): (Backend, &Twiddles),
+    src: *const u64,
+    dst: *mut u64,
+    (width, first, end, log_rows): (usize, u32, u32, u32),
+    block: u64,
+    columns: core::ops::Range<usize>,
+) {
     assert!(
         first_step_fits(width, first, end),
         "a block too small for a strided first step"
     );
     let k = step_layers(end - first);
     let segment = (width << (end - first)) >> k;
+    assert!(
+        columns.start <= columns.end && columns.end <= segment,
+        "columns outside a segment"
+    );
     each_block_twiddles(twiddles, k, log_rows - first - 1, block, 1, |_, tw| {
         let rows = StridedRows {
-            src,
+            src: src.wrapping_add(columns.start),
             src_stride: segment,
-            dst,
+            dst: dst.wrapping_add(columns.start),
             dst_stride: segment,
             seg_rows: 1,
-            width: segment,
+            width: columns.len(),
         };
-        // SAFETY: the block's 2^k segments are `src`'s and `dst`'s `len` words (caller), which
-        // do not overlap.
+        // SAFETY: the `columns` words of the block's 2^k segments at `src` and at `dst`
+        // (caller), which are either apart or the same words (in place).
         unsafe { backend.radix_rows(rows, tw, false) };
     });
+}
+
+/// Whether [`forward_after_first_step`] finishes a block of `width << (end − first)` words
+/// segment by segment (a block larger than L1), each segment on its own: then the segments
+/// may run as separate tasks, through [`forward_segment`].
+pub(crate) fn finishes_by_segments(width: usize, first: u32, end: u32) -> bool {
+    (width << (end - first)) * 8 > L1_BLOCK_BYTES
+}
+
+/// Segment `c` of a block whose first step has run (`segment` holds its words): its remaining
+/// layers, as [`forward_after_first_step`] runs them on a block larger than L1.
+pub(crate) fn forward_segment(
+    kit: (Backend, &Twiddles),
+    segment: &mut [u64],
+    (width, first, end, log_rows): (usize, u32, u32, u32),
+    block: u64,
+    c: usize,
+) {
+    let k = step_layers(end - first);
+    layers(
+        Direction::Forward,
+        kit,
+        segment,
+        width,
+        first + k,
+        end,
+        log_rows,
+        (block << k) + c as u64,
+    );
 }
 
 /// The layers of [`layers`] forward after the first step, which [`forward_first_step`] ran.

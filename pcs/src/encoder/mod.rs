@@ -14,6 +14,7 @@ mod lanes;
 mod layers;
 mod narrow;
 mod rows;
+mod split;
 
 use crate::domain::Domain;
 use crate::plan::{Plan, PlanConfig, plan_for};
