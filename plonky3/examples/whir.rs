@@ -15,6 +15,7 @@
 //! with postcard), `commit_ms`, `open_ms`, `encode_ms` (each
 //! `{plonky3, engine}`; encode is the time inside the NTT calls of commit and open), and the
 //! speedups (Plonky3's median over the engine's).
+//! `--calls` adds a table of every NTT call of one commit and open, with both NTTs' medians.
 
 use clap::{Parser, ValueEnum};
 use ntt_plonky3::{Blake3Mmcs, EngineNtt};
@@ -93,7 +94,7 @@ struct Args {
     #[arg(long)]
     json: bool,
     /// Also list every NTT call of one commit and open (method, width, height, rate or padding
-    /// bits) with both NTTs' median times.
+    /// bits) with both NTTs' median times (on standard error with `--json`).
     #[arg(long)]
     calls: bool,
 }
@@ -453,7 +454,13 @@ fn main() {
         );
     }
     if args.calls {
-        print_calls(&p.calls, &e.calls);
+        // After the table; with `--json` on standard error, so standard output stays one object.
+        let mut out: Box<dyn std::io::Write> = if args.json {
+            Box::new(std::io::stderr())
+        } else {
+            Box::new(std::io::stdout())
+        };
+        print_calls(&mut out, &p.calls, &e.calls).expect("write the call table");
     }
     if !verified || !identical {
         std::process::exit(1);
@@ -462,26 +469,33 @@ fn main() {
 
 /// Each NTT call of one commit and open, with both provers' median times. Both provers make
 /// the same calls in the same order (their transcripts are the same bytes).
-fn print_calls(plonky: &[Vec<(Call, Duration)>], engine: &[Vec<(Call, Duration)>]) {
+fn print_calls(
+    out: &mut dyn std::io::Write,
+    plonky: &[Vec<(Call, Duration)>],
+    engine: &[Vec<(Call, Duration)>],
+) -> std::io::Result<()> {
     let Some(first) = plonky.first() else {
-        return;
+        return Ok(());
     };
     let median_of = |runs: &[Vec<(Call, Duration)>], i: usize| {
         median_ms(&runs.iter().map(|calls| calls[i].1).collect::<Vec<_>>())
     };
-    println!(
+    writeln!(
+        out,
         "{:<13} {:>6} {:>8} {:>5} {:>12} {:>12} {:>9}",
         "call", "width", "height", "bits", "plonky3 ms", "engine ms", "speedup"
-    );
+    )?;
     for (i, (call, _)) in first.iter().enumerate() {
         let (a, b) = (median_of(plonky, i), median_of(engine, i));
-        println!(
+        writeln!(
+            out,
             "{:<13} {:>6} {:>8} {:>5} {a:>12.3} {b:>12.3} {:>8.2}×",
             call.method,
             call.width,
             call.height,
             call.bits,
             a / b
-        );
+        )?;
     }
+    Ok(())
 }
