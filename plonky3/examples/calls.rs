@@ -176,7 +176,7 @@ fn main() {
                     Side::Engine => chained(&engine, input, shape.bits, args.repeats),
                 });
                 println!(
-                    "{workers:>7} {:>6} {:>8} {:>5} {side:?} fastest {fastest:.3} ms, median {median:.3} ms",
+                    "{workers:>7} {:>6} {:>8} {:>5} {side:?} fastest {fastest:.4} ms, median {median:.4} ms",
                     shape.width, shape.height, shape.bits
                 );
                 continue;

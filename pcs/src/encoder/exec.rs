@@ -359,9 +359,11 @@ impl Run<'_> {
             });
         }
         let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate();
-        if deep.tasks > GRAPH_TASKS_PER_WORKER * pool.num_workers() {
-            // Many tasks: every reader first, then replica 0 in place. The split loops keep
-            // both phases balanced, and no graph (a node and an edge per task) is built.
+        let workers = pool.num_workers();
+        if workers == 1 || deep.tasks > GRAPH_TASKS_PER_WORKER * workers {
+            // Many tasks (or one worker): every reader first, then replica 0 in place. The
+            // split loops keep both phases balanced, and no graph (a node and an edge per task)
+            // is built.
             run_range(pool, deep.tasks - tasks_per_replica, 1, |range, ctx| {
                 range.for_each(|i| from_message(ctx, tasks_per_replica + i))
             })?;
