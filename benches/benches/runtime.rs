@@ -10,7 +10,10 @@
 //! - `runtime/fork_join/leaves=2^20`: a binary reduction tree over 2^20 leaves: `rayon::join`
 //!   recursion vs `TaskContext::join` recursion, vs a graph with one task per tree node
 //!   (2^21 - 1 tasks, each internal node depending on its two children), and vs `for_each` over
-//!   the leaves with grain 1 (then a sequential sum), and the join-split loop likewise.
+//!   the leaves with grain 1 (then a sequential sum), and the join-split loop likewise; and the
+//!   same tree grown by its own tasks (`ntt_grown_tree`): node k's task adds its two children's
+//!   tasks, and the second of two siblings to finish adds their parent's sum task, so the tree is
+//!   built in parallel while it runs (2^21 - 1 node tasks and 2^20 - 1 sum tasks).
 //!   Throughput in leaves.
 //! - `runtime/dag_stages/stages=S,width=W`: S butterfly stages of W tasks, task (s, i) depending
 //!   on (s-1, i) and (s-1, i ^ 2^(s mod log W)), each doing ~1 µs of arithmetic: one graph vs
@@ -47,7 +50,7 @@
 //! Run: `cargo bench -p ntt-benches --bench runtime`.
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use std::sync::Arc;
@@ -56,7 +59,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use ntt_kernels::Backend;
 use ntt_pcs::Committer;
 use ntt_pcs::{CommitParams, Encoder};
-use ntt_runtime::{TaskContext, TaskId, ThreadPool, ThreadPoolBuilder};
+use ntt_runtime::{Grower, TaskContext, TaskId, ThreadPool, ThreadPoolBuilder};
 use rayon::prelude::*;
 
 fn threads() -> usize {
@@ -245,6 +248,60 @@ fn ntt_graph_tree(pool: &ThreadPool, log_leaves: u32) -> u64 {
     sums[1].load(Ordering::Relaxed)
 }
 
+/// The reduction tree grown by its own tasks: node k's task adds its children's tasks (a
+/// leaf's stores its value), and the second of two siblings to finish adds the task that sums
+/// them into their parent.
+fn ntt_grown_tree(pool: &ThreadPool, log_leaves: u32) -> u64 {
+    let leaves = 1usize << log_leaves;
+    let sums: Vec<AtomicU64> = (0..2 * leaves).map(|_| AtomicU64::new(0)).collect();
+    let arrived: Vec<AtomicU8> = (0..leaves).map(|_| AtomicU8::new(0)).collect();
+    let tree = GrownTree {
+        leaves,
+        sums: &sums,
+        arrived: &arrived,
+    };
+    pool.run(|g| {
+        g.add_growing(move |_, grow| tree.node(1, grow));
+    });
+    sums[1].load(Ordering::Relaxed)
+}
+
+/// What the tasks of [`ntt_grown_tree`] share: node k (heap order, root 1) holds its subtree's
+/// sum in `sums[k]`; `arrived[k]` counts k's children whose sums are stored.
+#[derive(Clone, Copy)]
+struct GrownTree<'s> {
+    leaves: usize,
+    sums: &'s [AtomicU64],
+    arrived: &'s [AtomicU8],
+}
+
+impl<'s> GrownTree<'s> {
+    fn node(self, k: usize, grow: &Grower<'_, 's>) {
+        if k >= self.leaves {
+            self.sums[k].store(leaf((k - self.leaves) as u64), Ordering::Relaxed);
+            self.stored(k, grow);
+        } else {
+            for c in [2 * k, 2 * k + 1] {
+                grow.add(move |_, grow| self.node(c, grow));
+            }
+        }
+    }
+
+    /// Node k's sum is stored: the second of two siblings adds their parent's sum task.
+    fn stored(self, k: usize, grow: &Grower<'_, 's>) {
+        let p = k / 2;
+        // AcqRel: the second sibling sees the first one's sum.
+        if p >= 1 && self.arrived[p].fetch_add(1, Ordering::AcqRel) == 1 {
+            grow.add(move |_, grow| {
+                let s =
+                    self.sums[2 * p].load(Ordering::Relaxed) + self.sums[2 * p + 1].load(Ordering::Relaxed);
+                self.sums[p].store(s, Ordering::Relaxed);
+                self.stored(p, grow);
+            });
+        }
+    }
+}
+
 fn ntt_flat_leaves(pool: &ThreadPool, log_leaves: u32) -> u64 {
     let leaves = 1usize << log_leaves;
     let vals: Vec<AtomicU64> = (0..leaves).map(|_| AtomicU64::new(0)).collect();
@@ -280,6 +337,9 @@ fn fork_join(c: &mut Criterion) {
     });
     group.bench_function(BenchmarkId::new("ntt_graph_tree", &param), |b| {
         b.iter(|| assert_eq!(ntt_graph_tree(&pool, LOG_LEAVES), expect));
+    });
+    group.bench_function(BenchmarkId::new("ntt_grown_tree", &param), |b| {
+        b.iter(|| assert_eq!(ntt_grown_tree(&pool, LOG_LEAVES), expect));
     });
     group.bench_function(BenchmarkId::new("ntt_flat_leaves", &param), |b| {
         b.iter(|| assert_eq!(ntt_flat_leaves(&pool, LOG_LEAVES), expect));

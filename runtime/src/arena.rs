@@ -33,6 +33,7 @@ impl Arena {
     /// Moves `value` into the arena and returns where it lives. The caller owns the value and
     /// must read or drop it (at most once) before the arena is reset or dropped; the arena
     /// never drops it.
+    #[inline]
     pub(crate) fn alloc<T>(&mut self, value: T) -> NonNull<T> {
         let layout = Layout::new::<T>();
         if layout.size() == 0 {
@@ -64,6 +65,7 @@ impl Arena {
     }
 
     /// Carves `layout` out of the current chunk at `start` if it fits.
+    #[inline]
     fn try_current(&mut self, layout: Layout) -> Option<NonNull<u8>> {
         if self.chunks.is_empty() || layout.align() > self.chunks[self.current].1.align() {
             return None;
@@ -81,10 +83,17 @@ impl Arena {
         Some(unsafe { chunk.add(offset) })
     }
 
+    #[inline]
     fn bump(&mut self, layout: Layout) -> NonNull<u8> {
-        if let Some(ptr) = self.try_current(layout) {
-            return ptr;
+        match self.try_current(layout) {
+            Some(ptr) => ptr,
+            None => self.bump_chunk(layout),
         }
+    }
+
+    /// [`Arena::bump`] once the current chunk is full.
+    #[cold]
+    fn bump_chunk(&mut self, layout: Layout) -> NonNull<u8> {
         // Move on to the next retained chunk, or allocate one.
         while self.current + 1 < self.chunks.len() {
             self.current += 1;

@@ -1,20 +1,23 @@
 //! Task graphs: building them and checking them (running them is `run_state.rs`).
 //!
-//! A graph is built into flat arrays: one slot per task (its closure lives in the graph's
-//! [`Arena`]) and a list of `(before, after)` edges. Running it turns the edges into a CSR
-//! successor array and one atomic predecessor counter per task, so executing a task touches no
-//! allocator and no lock:
+//! A graph is built into flat arrays, ready to run as it is built: one slot per task (its
+//! closure lives in the graph's [`Arena`]) and one [`Links`] per task, which holds the task's
+//! predecessor counter and its successors. Adding an edge counts it at its target and appends
+//! the target to the source's successors (the first one inline, further ones in a list of
+//! overflow edges), so running the graph needs no pass over the edges: only a scan for the
+//! roots, and a cycle check when some edge points from a task to one added before it.
 //!
 //! ```text
-//!   slots:       [ t0 | t1 | t2 | t3 ]          closures in the arena
-//!   pending:     [  0 |  1 |  1 |  2 ]          unfinished predecessors (atomic)
-//!   succ_start:  [ 0, 2, 3, 4, 4 ]              t_i's successors are succ[succ_start[i]..succ_start[i+1]]
-//!   succ:        [ 1, 2 | 3 | 3 ]
-//!   roots:       [ 0 ]                          tasks with no predecessors
+//!   slots:    [ t0 | t1 | t2 | t3 ]               closures in the arena
+//!   pending:  [  0 |  1 |  1 |  2 ]               unfinished predecessors (atomic)
+//!   first:    [  1 |  3 |  3 |  - ]               first successor
+//!   more:     [  a |  - |  - |  - ]               further successors: overflow[a] = (2, end)
+//!   roots:    [ 0 ]                               tasks with no predecessors
 //! ```
 //!
 //! The worker that finishes a task decrements its successors' counters; of those that reach
-//! zero it runs one itself (continuation) and pushes the rest onto its own deque.
+//! zero it runs one itself (continuation) and pushes the rest onto its own deque. A successor
+//! whose counter reads 1 has no other predecessor left and needs no decrement.
 //!
 //! # Graphs that grow
 //!
@@ -35,6 +38,7 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::NonNull;
+use std::sync::atomic::AtomicU32;
 
 use crate::arena::Arena;
 use crate::context::TaskContext;
@@ -49,6 +53,30 @@ impl TaskId {
     pub fn index(self) -> usize {
         self.0
     }
+}
+
+/// Ends a successor list (and marks a task without successors).
+pub(crate) const NO_TASK: u32 = u32::MAX;
+
+/// A task's predecessor counter and successors, filled in as edges are added.
+#[derive(Debug)]
+pub(crate) struct Links {
+    /// Predecessors not yet finished: the edges into the task as built, counted down while the
+    /// graph runs.
+    pub(crate) pending: AtomicU32,
+    /// The first successor, or [`NO_TASK`].
+    pub(crate) first: u32,
+    /// Further successors, in the order added: the first and last of a list in the overflow
+    /// edges, or [`NO_TASK`].
+    pub(crate) more: u32,
+    more_tail: u32,
+}
+
+/// A successor beyond a task's first: the successor and the next edge of the list.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Overflow {
+    pub(crate) to: u32,
+    pub(crate) next: u32,
 }
 
 /// A type-erased task closure in the arena.
@@ -116,7 +144,14 @@ unsafe fn drop_task<F>(data: NonNull<u8>) {
 pub struct Graph<'s> {
     arena: Arena,
     slots: Vec<TaskSlot>,
-    edges: Vec<(u32, u32)>,
+    links: Vec<Links>,
+    overflow: Vec<Overflow>,
+    /// Tasks without predecessors, found by [`Graph::prepare`].
+    roots: Vec<u32>,
+    edges: usize,
+    /// Whether some edge points from a task to one added before it (or to itself): only then
+    /// can the graph have a cycle.
+    backward: bool,
     /// Whether a task was added with [`Graph::add_growing`]: the run then keeps successor
     /// lists that grown tasks can join (`grow.rs`).
     growing: bool,
@@ -131,7 +166,7 @@ impl core::fmt::Debug for Graph<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Graph")
             .field("tasks", &self.slots.len())
-            .field("edges", &self.edges.len())
+            .field("edges", &self.edges)
             .finish()
     }
 }
@@ -142,13 +177,26 @@ impl core::fmt::Debug for Graph<'_> {
 struct Storage {
     arena: Arena,
     slots: Vec<TaskSlot>,
-    edges: Vec<(u32, u32)>,
+    links: Vec<Links>,
+    overflow: Vec<Overflow>,
+    roots: Vec<u32>,
 }
 
 /// How many storages a thread keeps (one per nesting level in use, typically one or two).
 const SPARE_STORAGES: usize = 4;
-/// Largest slot or edge array a spare storage keeps.
-const RETAINED_ENTRIES: usize = 1 << 20;
+/// Largest array (in bytes) a spare storage keeps: enough for ~2 M tasks, so graphs that big
+/// do not page-fault fresh arrays at every run.
+const RETAINED_BYTES: usize = 64 << 20;
+
+/// `v` emptied, or given back when it holds more than [`RETAINED_BYTES`].
+fn retained<T>(mut v: Vec<T>) -> Vec<T> {
+    v.clear();
+    if v.capacity() * size_of::<T>() > RETAINED_BYTES {
+        Vec::new()
+    } else {
+        v
+    }
+}
 
 thread_local! {
     static SPARE: RefCell<Vec<Storage>> = const { RefCell::new(Vec::new()) };
@@ -164,7 +212,11 @@ impl<'s> Graph<'s> {
         Self {
             arena: storage.arena,
             slots: storage.slots,
-            edges: storage.edges,
+            links: storage.links,
+            overflow: storage.overflow,
+            roots: storage.roots,
+            edges: 0,
+            backward: false,
             growing: false,
             consumed: false,
             _borrows: PhantomData,
@@ -187,6 +239,7 @@ impl<'s> Graph<'s> {
             call: call_task::<F>,
             drop: drop_task::<F>,
         });
+        self.push_links();
         TaskId(self.slots.len() - 1)
     }
 
@@ -219,7 +272,17 @@ impl<'s> Graph<'s> {
             call: call_growing::<F>,
             drop: drop_task::<F>,
         });
+        self.push_links();
         TaskId(self.slots.len() - 1)
+    }
+
+    fn push_links(&mut self) {
+        self.links.push(Links {
+            pending: AtomicU32::new(0),
+            first: NO_TASK,
+            more: NO_TASK,
+            more_tail: NO_TASK,
+        });
     }
 
     fn check_room(&self) {
@@ -240,7 +303,29 @@ impl<'s> Graph<'s> {
             "TaskId out of range: {before:?} -> {after:?} in a graph of {} tasks",
             self.slots.len()
         );
-        self.edges.push((before.0 as u32, after.0 as u32));
+        let (b, a) = (before.0 as u32, after.0 as u32);
+        let pending = self.links[a as usize].pending.get_mut();
+        *pending = pending
+            .checked_add(1)
+            .expect("a task has at most u32::MAX predecessors");
+        self.backward |= b >= a;
+        self.edges += 1;
+        let links = &mut self.links[b as usize];
+        if links.first == NO_TASK {
+            links.first = a;
+            return;
+        }
+        let edge = u32::try_from(self.overflow.len())
+            .ok()
+            .filter(|&e| e != NO_TASK)
+            .expect("a graph holds fewer than u32::MAX dependencies beyond each task's first");
+        self.overflow.push(Overflow { to: a, next: NO_TASK });
+        if links.more == NO_TASK {
+            links.more = edge;
+        } else {
+            self.overflow[links.more_tail as usize].next = edge;
+        }
+        links.more_tail = edge;
     }
 
     /// Number of tasks added so far.
@@ -255,52 +340,56 @@ impl<'s> Graph<'s> {
 
     /// Number of dependencies added so far.
     pub fn dependency_count(&self) -> usize {
-        self.edges.len()
+        self.edges
     }
 
-    /// The graph's schedule (CSR successors, predecessor counts, roots), or its cycle.
-    pub(crate) fn schedule(&self) -> Result<Schedule, CycleError> {
-        let n = self.slots.len();
-        if self.edges.is_empty() {
-            // No dependencies: every task is a root (`roots` left empty means the identity),
-            // and no counter or successor array is needed.
-            return Ok(Schedule {
-                tasks: n,
-                pending: Vec::new(),
-                succ_start: Vec::new(),
-                succ: Vec::new(),
-                roots: Vec::new(),
-                root_count: n as u32,
-                growing: self.growing,
-            });
+    /// Makes the graph ready to run: finds its roots and, when an edge points backwards,
+    /// checks that it has no cycle.
+    pub(crate) fn prepare(&mut self) -> Result<(), CycleError> {
+        self.roots.clear();
+        if self.edges == 0 {
+            // No dependencies: every task is a root (`roots` left empty means the identity).
+            return Ok(());
         }
-        let mut succ_start = vec![0u32; n + 1];
-        let mut indegree = vec![0u32; n];
-        for &(before, after) in &self.edges {
-            succ_start[before as usize + 1] += 1;
-            indegree[after as usize] += 1;
+        for (i, links) in self.links.iter_mut().enumerate() {
+            if *links.pending.get_mut() == 0 {
+                self.roots.push(i as u32);
+            }
         }
-        for i in 0..n {
-            succ_start[i + 1] += succ_start[i];
+        if self.backward {
+            check_acyclic(&mut self.links, &self.overflow, &self.roots)?;
         }
-        let mut fill = succ_start.clone();
-        let mut succ = vec![0u32; self.edges.len()];
-        for &(before, after) in &self.edges {
-            let at = &mut fill[before as usize];
-            succ[*at as usize] = after;
-            *at += 1;
+        Ok(())
+    }
+
+    /// Number of root tasks (after [`Graph::prepare`]).
+    pub(crate) fn root_count(&self) -> u32 {
+        if self.edges == 0 {
+            self.slots.len() as u32
+        } else {
+            self.roots.len() as u32
         }
-        let roots: Vec<u32> = (0..n as u32).filter(|&i| indegree[i as usize] == 0).collect();
-        check_acyclic(&succ_start, &succ, &indegree, &roots)?;
-        Ok(Schedule {
-            tasks: n,
-            pending: indegree,
-            succ_start,
-            succ,
-            root_count: roots.len() as u32,
-            roots,
-            growing: self.growing,
-        })
+    }
+
+    /// Tasks without predecessors; empty when the graph has no edges (then root `i` is task
+    /// `i`).
+    pub(crate) fn roots(&self) -> &[u32] {
+        &self.roots
+    }
+
+    /// Every task's counter and successors.
+    pub(crate) fn links(&self) -> &[Links] {
+        &self.links
+    }
+
+    /// The successors beyond each task's first.
+    pub(crate) fn overflow(&self) -> &[Overflow] {
+        &self.overflow
+    }
+
+    /// Whether the graph has growing tasks (the run then keeps successor lists).
+    pub(crate) fn is_growing(&self) -> bool {
+        self.growing
     }
 
     /// The type-erased task slots, in the order the tasks were added.
@@ -314,27 +403,35 @@ impl<'s> Graph<'s> {
     }
 }
 
+/// Calls `each` on every successor of the task with `links`.
+pub(crate) fn for_each_successor(links: &Links, overflow: &[Overflow], mut each: impl FnMut(u32)) {
+    if links.first == NO_TASK {
+        return;
+    }
+    each(links.first);
+    let mut edge = links.more;
+    while edge != NO_TASK {
+        let Overflow { to, next } = overflow[edge as usize];
+        each(to);
+        edge = next;
+    }
+}
+
 /// Kahn's algorithm on a copy of the counters: every task must become ready.
-fn check_acyclic(
-    succ_start: &[u32],
-    succ: &[u32],
-    indegree: &[u32],
-    roots: &[u32],
-) -> Result<(), CycleError> {
-    let mut left = indegree.to_vec();
+fn check_acyclic(links: &mut [Links], overflow: &[Overflow], roots: &[u32]) -> Result<(), CycleError> {
+    let mut left: Vec<u32> = links.iter_mut().map(|l| *l.pending.get_mut()).collect();
     let mut stack = roots.to_vec();
     let mut seen = 0usize;
     while let Some(t) = stack.pop() {
         seen += 1;
-        let t = t as usize;
-        for &s in &succ[succ_start[t] as usize..succ_start[t + 1] as usize] {
+        for_each_successor(&links[t as usize], overflow, |s| {
             left[s as usize] -= 1;
             if left[s as usize] == 0 {
                 stack.push(s);
             }
-        }
+        });
     }
-    if seen == indegree.len() {
+    if seen == links.len() {
         return Ok(());
     }
     let stuck = left
@@ -342,8 +439,8 @@ fn check_acyclic(
         .position(|&c| c > 0)
         .expect("some task never became ready");
     Err(CycleError {
-        stuck: indegree.len() - seen,
-        tasks: indegree.len(),
+        stuck: links.len() - seen,
+        tasks: links.len(),
         example: TaskId(stuck),
     })
 }
@@ -364,20 +461,6 @@ pub struct CycleError {
     pub example: TaskId,
 }
 
-/// A graph turned into arrays the workers run from (see the module documentation).
-pub(crate) struct Schedule {
-    pub(crate) tasks: usize,
-    pub(crate) pending: Vec<u32>,
-    pub(crate) succ_start: Vec<u32>,
-    pub(crate) succ: Vec<u32>,
-    /// Tasks without predecessors; empty when the graph has no edges (then root `i` is task
-    /// `i`).
-    pub(crate) roots: Vec<u32>,
-    pub(crate) root_count: u32,
-    /// Whether the graph has growing tasks (the run then keeps successor lists).
-    pub(crate) growing: bool,
-}
-
 impl Drop for Graph<'_> {
     fn drop(&mut self) {
         if !self.consumed {
@@ -389,21 +472,15 @@ impl Drop for Graph<'_> {
                 let _ = catch_unwind(AssertUnwindSafe(|| unsafe { (slot.drop)(slot.data) }));
             }
         }
-        let mut storage = Storage {
-            arena: std::mem::take(&mut self.arena),
-            slots: std::mem::take(&mut self.slots),
-            edges: std::mem::take(&mut self.edges),
+        let mut arena = std::mem::take(&mut self.arena);
+        arena.reset();
+        let storage = Storage {
+            arena,
+            slots: retained(std::mem::take(&mut self.slots)),
+            links: retained(std::mem::take(&mut self.links)),
+            overflow: retained(std::mem::take(&mut self.overflow)),
+            roots: retained(std::mem::take(&mut self.roots)),
         };
-        storage.arena.reset();
-        storage.slots.clear();
-        storage.edges.clear();
-        // Keep at most ~1 M slots and edges (24 + 8 MiB); a huge graph gives its arrays back.
-        if storage.slots.capacity() > RETAINED_ENTRIES {
-            storage.slots = Vec::new();
-        }
-        if storage.edges.capacity() > RETAINED_ENTRIES {
-            storage.edges = Vec::new();
-        }
         let _ = SPARE.try_with(|spare| {
             let mut spare = spare.borrow_mut();
             if spare.len() < SPARE_STORAGES {

@@ -25,6 +25,7 @@
 //! counter decrements are `AcqRel` as for static edges, so the runner of a task sees the writes
 //! of every predecessor.
 
+use std::alloc::{Layout, alloc_zeroed, dealloc, handle_alloc_error};
 use std::marker::PhantomData;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
@@ -88,31 +89,56 @@ fn free_list(head: &AtomicPtr<Edge>) {
     }
 }
 
+/// A grown task's closure as its node holds it: all `None` until the task is added, and once
+/// its closure is taken.
+#[derive(Clone, Copy)]
+struct RawTask {
+    data: Option<NonNull<u8>>,
+    call: Option<unsafe fn(NonNull<u8>, &TaskContext<'_>, GrowAt<'_>)>,
+    drop: Option<unsafe fn(NonNull<u8>)>,
+}
+
 /// A grown task: its closure (boxed, as it is added while other tasks run), its predecessor
 /// counter and its successor list.
+///
+/// Every field is valid all-zero, and all-zero is a fresh node: segments of nodes are
+/// allocated zeroed (no pass writes them; the pages are touched as nodes are handed out).
 struct Node {
-    task: std::cell::UnsafeCell<Option<TaskSlot>>,
-    /// Unfinished predecessors, plus 1 while the task is being added.
+    task: std::cell::UnsafeCell<RawTask>,
+    /// Unfinished predecessors, plus 1 while the task is being added, *minus 1*: a fresh
+    /// (zeroed) node holds its guard, and the task is ready when a decrement finds 0.
     pending: AtomicU32,
     succ: AtomicPtr<Edge>,
     /// Set once the node is fully written; an id that names an unpublished node is refused.
     published: AtomicBool,
 }
 
+impl RawTask {
+    const EMPTY: Self = Self {
+        data: None,
+        call: None,
+        drop: None,
+    };
+
+    fn slot(self) -> Option<TaskSlot> {
+        Some(TaskSlot {
+            data: self.data?,
+            call: self.call?,
+            drop: self.drop?,
+        })
+    }
+}
+
 impl Node {
-    fn new() -> Self {
-        Self {
-            task: std::cell::UnsafeCell::new(None),
-            pending: AtomicU32::new(1),
-            succ: AtomicPtr::new(ptr::null_mut()),
-            published: AtomicBool::new(false),
-        }
+    /// Takes the node's closure, if it still holds one.
+    fn take(&mut self) -> Option<TaskSlot> {
+        std::mem::replace(self.task.get_mut(), RawTask::EMPTY).slot()
     }
 }
 
 impl Drop for Node {
     fn drop(&mut self) {
-        if let Some(slot) = self.task.get_mut().take() {
+        if let Some(slot) = self.take() {
             // SAFETY: an unconsumed closure is owned by its node and dropped once, here.
             unsafe { (slot.drop)(slot.data) };
         }
@@ -135,6 +161,15 @@ fn locate(i: usize) -> (usize, usize) {
 
 fn segment_len(segment: usize) -> usize {
     1 << (FIRST_LOG as usize + segment)
+}
+
+/// Index of segment `segment`'s first node.
+fn segment_start(segment: usize) -> usize {
+    segment_len(segment) - (1 << FIRST_LOG)
+}
+
+fn segment_layout(segment: usize) -> Layout {
+    Layout::array::<Node>(segment_len(segment)).expect("a segment's size fits in memory")
 }
 
 /// The growth state of a run whose graph has growing tasks: every task's successor list and
@@ -203,8 +238,14 @@ impl Growth {
         let (segment, offset) = locate(i);
         let mut base = self.segments[segment].load(Ordering::Acquire);
         if base.is_null() {
-            let fresh: Box<[Node]> = (0..segment_len(segment)).map(|_| Node::new()).collect();
-            let fresh = Box::into_raw(fresh).cast::<Node>();
+            let layout = segment_layout(segment);
+            // SAFETY: `layout` has a non-zero size (a segment holds at least 64 nodes).
+            let raw = unsafe { alloc_zeroed(layout) };
+            if raw.is_null() {
+                handle_alloc_error(layout);
+            }
+            // All-zero bytes are fresh nodes (see `Node`).
+            let fresh = raw.cast::<Node>();
             match self.segments[segment].compare_exchange(
                 ptr::null_mut(),
                 fresh,
@@ -213,9 +254,9 @@ impl Growth {
             ) {
                 Ok(_) => base = fresh,
                 Err(winner) => {
-                    let len = segment_len(segment);
-                    // SAFETY: `fresh` is the unshared boxed slice of `len` nodes made above.
-                    drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(fresh, len)) });
+                    // SAFETY: `fresh` is the unshared, untouched allocation made above with
+                    // this layout; fresh nodes own nothing, so nothing is dropped.
+                    unsafe { dealloc(fresh.cast(), layout) };
                     base = winner;
                 }
             }
@@ -237,7 +278,9 @@ impl Growth {
             .expect("a grown task is published before it runs");
         // SAFETY: the caller owns the task, so nobody else touches its closure; it was written
         // before the task became ready (the counter protocol orders the two).
-        unsafe { (*node.task.get()).take() }.expect("a grown task runs once")
+        unsafe { node.task.get().replace(RawTask::EMPTY) }
+            .slot()
+            .expect("a grown task runs once")
     }
 
     /// Closes the successor list of task `index`, which just finished or was skipped, and
@@ -246,8 +289,8 @@ impl Growth {
         let head = self.successors(index as usize).expect("a task of this run");
         close_list(head, |to| {
             let node = self.node(to as usize).expect("an edge names a published task");
-            // AcqRel: as for static edges.
-            if node.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // AcqRel: as for static edges. The counter is stored minus 1 (see `Node`).
+            if node.pending.fetch_sub(1, Ordering::AcqRel) == 0 {
                 ready(to);
             }
         });
@@ -264,13 +307,20 @@ impl Drop for Growth {
         for head in self.static_succ.iter() {
             free_list(head);
         }
+        let handed_out = *self.next.get_mut();
         for (segment, base) in self.segments.iter_mut().enumerate() {
             let base = *base.get_mut();
             if !base.is_null() {
-                let len = segment_len(segment);
-                // SAFETY: a non-null segment is the boxed slice of `len` nodes made in `alloc`,
-                // freed once, here.
-                drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(base, len)) });
+                // Nodes beyond those handed out are fresh: nothing to drop.
+                let used = handed_out
+                    .saturating_sub(segment_start(segment))
+                    .min(segment_len(segment));
+                // SAFETY: a non-null segment is the allocation of `segment_len(segment)` nodes
+                // made in `alloc`; its first `used` nodes are dropped once, here, and nobody
+                // uses them any more (`&mut self`).
+                unsafe { ptr::slice_from_raw_parts_mut(base, used).drop_in_place() };
+                // SAFETY: the allocation was made in `alloc` with this layout, freed once, here.
+                unsafe { dealloc(base.cast(), segment_layout(segment)) };
             }
         }
     }
@@ -418,9 +468,16 @@ impl<'r, 's> Grower<'r, 's> {
             );
         }
         let (index, node) = growth.alloc();
+        let slot = boxed_slot(task);
         // SAFETY: the node was just handed out to us alone, and nobody runs it before its
         // guard is dropped below.
-        unsafe { *node.task.get() = Some(boxed_slot(task)) };
+        unsafe {
+            *node.task.get() = RawTask {
+                data: Some(slot.data),
+                call: Some(slot.call),
+                drop: Some(slot.drop),
+            }
+        };
         node.published.store(true, Ordering::Release);
         self.run.add_unfinished(1);
         for id in before {
@@ -432,8 +489,8 @@ impl<'r, 's> Grower<'r, 's> {
             }
         }
         // Drop the guard; AcqRel passes the closure write (and finished predecessors' writes)
-        // on to whoever runs the task.
-        if node.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+        // on to whoever runs the task. The counter is stored minus 1 (see `Node`).
+        if node.pending.fetch_sub(1, Ordering::AcqRel) == 0 {
             self.worker.push(RunState::task_job(self.run, index));
         }
         TaskId(index as usize)

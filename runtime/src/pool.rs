@@ -325,7 +325,7 @@ impl ThreadPool {
         if graph.is_empty() {
             return Ok(());
         }
-        let schedule = graph.schedule()?;
+        graph.prepare()?;
         let result = WorkerThread::with_any(|current| {
             let own = current.filter(|w| Arc::ptr_eq(&w.registry, &self.registry));
             let foreign = current.filter(|w| own.is_none() && !w.is_guest());
@@ -334,7 +334,7 @@ impl ThreadPool {
                 (None, Some(w)) => Latch::foreign(w.index, Arc::clone(&w.registry)),
                 (None, None) => Latch::blocking(),
             };
-            let state = RunState::new(self, graph.slots(), schedule, latch);
+            let state = RunState::new(self, &graph, latch);
             let roots = state.root_count();
             let this: *const RunState = &state;
             if let Some(w) = own {

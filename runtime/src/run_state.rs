@@ -7,12 +7,12 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crossbeam_utils::CachePadded;
 
 use crate::context::TaskContext;
-use crate::graph::{Schedule, TaskSlot};
+use crate::graph::{Graph, Links, NO_TASK, Overflow, TaskSlot, for_each_successor};
 use crate::grow::{GrowAt, Growth};
 use crate::job::JobRef;
 use crate::latch::Latch;
@@ -22,13 +22,13 @@ use crate::registry::WorkerThread;
 /// The shared state of one graph run, on the owner's stack for the whole run.
 pub(crate) struct RunState {
     pool: *const ThreadPool,
+    /// The graph's arrays (see `graph.rs`), borrowed for the whole run.
     slots: *const TaskSlot,
-    pending: Box<[AtomicU32]>,
-    succ_start: Box<[u32]>,
-    succ: Box<[u32]>,
+    links: *const [Links],
+    overflow: *const [Overflow],
     /// Tasks without predecessors; empty when the graph has no edges (then root `i` is task
     /// `i`).
-    roots: Box<[u32]>,
+    roots: *const [u32],
     root_count: u32,
     /// Successor lists and grown tasks, when the graph has growing tasks (`grow.rs`).
     growth: Option<Growth>,
@@ -40,9 +40,10 @@ pub(crate) struct RunState {
     pub(crate) latch: Latch,
 }
 
-// SAFETY: the raw pointers are shared read-only (pool, slot array); each slot's closure is
-// consumed by exactly one worker, the one that saw its predecessor counter reach zero (or that
-// owns it as a root); everything else is atomics or a mutex.
+// SAFETY: the raw pointers are shared read-only (pool, the graph's arrays, whose only mutable
+// parts are the atomic counters); each slot's closure is consumed by exactly one worker, the
+// one that saw its predecessor counter reach zero (or that owns it as a root); everything else
+// is atomics or a mutex.
 unsafe impl Sync for RunState {}
 // SAFETY: as above; the state is only moved before any job of the run exists.
 unsafe impl Send for RunState {}
@@ -68,20 +69,19 @@ unsafe fn execute_graph_job(data: *const (), a: u32, b: u32, worker: &WorkerThre
 }
 
 impl RunState {
-    /// The state of a run of `schedule` over the tasks in `slots`, finished when `latch` is
-    /// set.
-    pub(crate) fn new(pool: &ThreadPool, slots: &[TaskSlot], schedule: Schedule, latch: Latch) -> Self {
-        debug_assert_eq!(slots.len(), schedule.tasks);
+    /// The state of a run of `graph` (prepared, see [`Graph::prepare`]), finished when `latch`
+    /// is set. The graph must outlive the run and stay unchanged while it lasts.
+    pub(crate) fn new(pool: &ThreadPool, graph: &Graph<'_>, latch: Latch) -> Self {
+        let tasks = graph.len();
         Self {
             pool,
-            slots: slots.as_ptr(),
-            pending: schedule.pending.into_iter().map(AtomicU32::new).collect(),
-            succ_start: schedule.succ_start.into_boxed_slice(),
-            succ: schedule.succ.into_boxed_slice(),
-            roots: schedule.roots.into_boxed_slice(),
-            root_count: schedule.root_count,
-            growth: schedule.growing.then(|| Growth::new(schedule.tasks)),
-            remaining: CachePadded::new(AtomicUsize::new(schedule.tasks)),
+            slots: graph.slots().as_ptr(),
+            links: graph.links(),
+            overflow: graph.overflow(),
+            roots: graph.roots(),
+            root_count: graph.root_count(),
+            growth: graph.is_growing().then(|| Growth::new(tasks)),
+            remaining: CachePadded::new(AtomicUsize::new(tasks)),
             poisoned: AtomicBool::new(false),
             first_panic: Mutex::new(None),
             latch,
@@ -106,6 +106,21 @@ impl RunState {
 
     pub(crate) fn root_count(&self) -> u32 {
         self.root_count
+    }
+
+    fn links(&self) -> &[Links] {
+        // SAFETY: the graph outlives the run and is not changed while it lasts (`new`).
+        unsafe { &*self.links }
+    }
+
+    fn overflow(&self) -> &[Overflow] {
+        // SAFETY: as for `links`.
+        unsafe { &*self.overflow }
+    }
+
+    fn roots(&self) -> &[u32] {
+        // SAFETY: as for `links`.
+        unsafe { &*self.roots }
     }
 
     /// The growth state, when the graph has growing tasks.
@@ -149,10 +164,11 @@ impl RunState {
     /// As for [`RunState::execute_roots`].
     unsafe fn run_roots(&self, this: *const RunState, start: u32, end: u32, worker: &WorkerThread) -> usize {
         if end - start == 1 {
-            let root = if self.roots.is_empty() {
+            let roots = self.roots();
+            let root = if roots.is_empty() {
                 start
             } else {
-                self.roots[start as usize]
+                roots[start as usize]
             };
             // SAFETY: root `root` belongs to this range, which the caller owns.
             return unsafe { self.run_chain(root, worker) };
@@ -205,23 +221,25 @@ impl RunState {
             // SAFETY: we own `index` (caller's contract, then the counter protocol below).
             unsafe { self.run_task(index, worker) };
             done += 1;
-            let i = index as usize;
-            let succs = match self.succ_start.get(i..i + 2) {
-                Some(&[from, to]) => &self.succ[from as usize..to as usize],
-                _ => &[],
-            };
             let mut next = None;
             let mut ready = |s: u32| {
                 if let Some(other) = next.replace(s) {
                     worker.push(RunState::task_job(this, other));
                 }
             };
-            for &s in succs {
-                // AcqRel: releases this task's writes to the successor's runner, and acquires
-                // the writes of the other predecessors when we are the last one.
-                if self.pending[s as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
-                    ready(s);
-                }
+            let links = self.links();
+            // Grown tasks (beyond the graph as built) have no static successors.
+            if let Some(own) = links.get(index as usize).filter(|l| l.first != NO_TASK) {
+                for_each_successor(own, self.overflow(), |s| {
+                    let pending = &links[s as usize].pending;
+                    // A counter at 1 means we are the successor's last unfinished predecessor:
+                    // nobody else touches it, and no decrement is needed. Acquire (on the load)
+                    // or AcqRel (on the decrement) acquires the writes of the predecessors
+                    // that finished before us; the decrement releases ours to the last one.
+                    if pending.load(Ordering::Acquire) == 1 || pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+                        ready(s);
+                    }
+                });
             }
             if let Some(growth) = &self.growth {
                 growth.finish_task(index, &mut ready);
