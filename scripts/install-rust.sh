@@ -5,9 +5,12 @@
 #
 #   scripts/install-rust.sh                     the pinned toolchain with rustfmt and clippy
 #   scripts/install-rust.sh --target T ...      also the pinned toolchain's target T
-#   scripts/install-rust.sh --nightly C ...     a nightly toolchain with components C (miri, rust-src)
+#   scripts/install-rust.sh --nightly C ...     the dated nightly of scripts/nightly.env with
+#                                               components C (miri, rust-src)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=nightly.env
+source scripts/nightly.env
 
 command -v rustup >/dev/null 2>&1 || { echo "rustup is required (https://rustup.rs)" >&2; exit 1; }
 
@@ -39,7 +42,7 @@ while [[ $# -gt 0 ]]; do
             shift
             components=()
             while [[ $# -gt 0 && $1 != --* ]]; do components+=("$1"); shift; done
-            ensure nightly "${components[@]}"
+            ensure "$NIGHTLY" "${components[@]}"
             ;;
         *)
             echo "install-rust.sh: unknown argument $1" >&2
