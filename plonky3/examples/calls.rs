@@ -90,13 +90,9 @@ fn chained<N: AdditiveNtt<Poly64>>(
 ) -> (f64, f64) {
     let mut times = Vec::with_capacity(repeats);
     for _ in 0..repeats {
-        let start = Instant::now();
-        mat = if bits == 0 {
-            ntt.ntt_batch(mat)
-        } else {
-            ntt.ntt_batch_padded(mat, bits)
-        };
-        times.push(start.elapsed());
+        let (elapsed, out) = timed(ntt, mat, bits);
+        mat = out;
+        times.push(elapsed);
     }
     let fastest = times.iter().min().map_or(0.0, |t| t.as_secs_f64() * 1e3);
     (fastest, median_ms(times))
@@ -107,12 +103,21 @@ fn median_ms(mut samples: Vec<Duration>) -> f64 {
     samples[samples.len() / 2].as_secs_f64() * 1e3
 }
 
+/// A copy of `input` through the call its shape names, timed (the copy is not).
 fn call<N: AdditiveNtt<Poly64>>(
     ntt: &N,
     input: &RowMajorMatrix<Poly64>,
     bits: usize,
 ) -> (Duration, RowMajorMatrix<Poly64>) {
-    let mat = input.clone();
+    timed(ntt, input.clone(), bits)
+}
+
+/// `mat` through `ntt_batch` (`bits` 0) or `ntt_batch_padded`, timed.
+fn timed<N: AdditiveNtt<Poly64>>(
+    ntt: &N,
+    mat: RowMajorMatrix<Poly64>,
+    bits: usize,
+) -> (Duration, RowMajorMatrix<Poly64>) {
     let start = Instant::now();
     let out = if bits == 0 {
         ntt.ntt_batch(mat)

@@ -310,9 +310,7 @@ impl Run<'_> {
         // A row-major message is read by the first step's loads, straight into the task's rows
         // (non-temporal stores, the L3 inner step and tiny sub-blocks keep the copy through
         // scratch).
-        let direct = !self.plan.stream
-            && deep.inner_log_group_rows == 0
-            && first_step_fits(n, deep.first_layer, self.log_rows());
+        let direct = self.first_step_reads_message(deep);
         let from_message = |ctx: &TaskContext<'_>, t: usize| {
             let first_row = t << task_log_rows;
             if direct {
@@ -445,20 +443,30 @@ impl Run<'_> {
     /// The message rows the task reads are not written meanwhile; the task's codeword rows are
     /// this task's alone until it finishes.
     unsafe fn first_steps_from_message(&self, deep: &DeepPass, first_row: usize) {
-        let n = self.lanes();
-        let msg_mask = (1usize << self.msg_log_rows()) - 1;
-        let source = |_, row: usize| {
-            let at = (row & msg_mask) * n;
-            match self.msg {
-                Message::Rows(m) => m[at..].as_ptr(),
-                Message::InPlace => self.dst.ptr_at(at).cast_const(),
-                Message::Lanes(_) => unreachable!("a lane-major message is gathered into scratch"),
-            }
-        };
         // SAFETY: forwarded (the message rows inside one replica's worth of the message are
         // readable and not written meanwhile; they lie in another replica than the task's rows,
         // or in a separate slice).
-        unsafe { self.first_steps(deep, first_row, source) };
+        unsafe { self.first_steps(deep, first_row, |_, row| self.message_rows_at(row)) };
+    }
+
+    /// Whether the deep pass's first steps read the message themselves (straight into the
+    /// task's rows, or from scratch for a lane-major one): not with non-temporal stores, the L3
+    /// inner step, or sub-blocks too small for a strided first step, which copy through scratch.
+    pub(super) fn first_step_reads_message(&self, deep: &DeepPass) -> bool {
+        !self.plan.stream
+            && deep.inner_log_group_rows == 0
+            && first_step_fits(self.lanes(), deep.first_layer, self.log_rows())
+    }
+
+    /// Where the message rows that codeword row `row`'s replica repeats start: in the separate
+    /// row-major message, or in replica 0 of the buffer. A lane-major message has no such rows.
+    pub(super) fn message_rows_at(&self, row: usize) -> *const u64 {
+        let at = (row & ((1usize << self.msg_log_rows()) - 1)) * self.lanes();
+        match self.msg {
+            Message::Rows(m) => m[at..].as_ptr(),
+            Message::InPlace => self.dst.ptr_at(at).cast_const(),
+            Message::Lanes(_) => unreachable!("a lane-major message is gathered into scratch"),
+        }
     }
 
     /// The first step of each of a deep task's sub-blocks, sub-block j (codeword row `row`)

@@ -141,20 +141,7 @@ pub(crate) fn layers(
         if direction == Direction::Forward {
             step(direction, kit, buf, buf.len(), k, depth, block);
         }
-        let child_words = width << (end - first - k);
-        for (c, child) in buf.chunks_exact_mut(child_words).enumerate() {
-            let child_block = (block << k) + c as u64;
-            layers(
-                direction,
-                kit,
-                child,
-                width,
-                first + k,
-                end,
-                log_rows,
-                child_block,
-            );
-        }
+        each_child(direction, kit, buf, (width, first, end, log_rows), block);
         if direction == Direction::Inverse {
             step(direction, kit, buf, buf.len(), k, depth, block);
         }
@@ -312,6 +299,31 @@ pub(crate) fn forward_segment(
     );
 }
 
+/// The remaining layers of each child block (segment) of a block of `buf` whose first step
+/// (`step_layers(end − first)` layers) has run, or is to be undone after: child c is block
+/// `(block << k) + c` at layer `first + k`.
+fn each_child(
+    direction: Direction,
+    kit: (Backend, &Twiddles),
+    buf: &mut [u64],
+    (width, first, end, log_rows): (usize, u32, u32, u32),
+    block: u64,
+) {
+    let k = step_layers(end - first);
+    for (c, child) in buf.chunks_exact_mut(width << (end - first - k)).enumerate() {
+        layers(
+            direction,
+            kit,
+            child,
+            width,
+            first + k,
+            end,
+            log_rows,
+            (block << k) + c as u64,
+        );
+    }
+}
+
 /// The layers of [`layers`] forward after the first step, which [`forward_first_step`] ran.
 pub(crate) fn forward_after_first_step(
     kit: (Backend, &Twiddles),
@@ -324,21 +336,8 @@ pub(crate) fn forward_after_first_step(
 ) {
     debug_assert_eq!(buf.len(), width << (end - first));
     let k = step_layers(end - first);
-    if buf.len() * 8 > L1_BLOCK_BYTES {
-        let child_words = width << (end - first - k);
-        for (c, child) in buf.chunks_exact_mut(child_words).enumerate() {
-            let child_block = (block << k) + c as u64;
-            layers(
-                Direction::Forward,
-                kit,
-                child,
-                width,
-                first + k,
-                end,
-                log_rows,
-                child_block,
-            );
-        }
+    if finishes_by_segments(width, first, end) {
+        each_child(Direction::Forward, kit, buf, (width, first, end, log_rows), block);
     } else {
         in_cache_steps(
             Direction::Forward,

@@ -15,8 +15,7 @@
 
 use super::exec::{Message, Run};
 use super::layers::{
-    finishes_by_segments, first_step_fits, first_step_segment_words, forward_first_step_columns,
-    forward_segment,
+    finishes_by_segments, first_step_segment_words, forward_first_step_columns, forward_segment,
 };
 use crate::plan::DeepPass;
 use ntt_runtime::{RunError, ThreadPool};
@@ -38,11 +37,9 @@ impl Run<'_> {
         workers > 1
             && deep.tasks < SPLIT_BELOW_TASKS_PER_WORKER * workers
             && matches!(self.msg, Message::Rows(_) | Message::InPlace)
-            && !self.plan.stream
-            && deep.inner_log_group_rows == 0
+            && self.first_step_reads_message(deep)
             && deep.log_subs_per_task == 0
             && deep.source.is_message()
-            && first_step_fits(n, first, end)
             && finishes_by_segments(n, first, end)
             && first_step_segment_words(n, first, end) >= 2 * MIN_PIECE_WORDS
     }
@@ -66,7 +63,6 @@ impl Run<'_> {
                 (segment * p / pieces) & !7
             }
         };
-        let msg_mask = (1usize << self.msg_log_rows()) - 1;
         let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate();
         let in_place = matches!(self.msg, Message::InPlace);
         pool.try_run(|g| {
@@ -74,15 +70,6 @@ impl Run<'_> {
             for t in 0..deep.tasks {
                 let row = t * sub_rows;
                 let block = t as u64;
-                // Where the task's first step reads (the message, or replica 0 in place) and
-                // writes.
-                let source = move || {
-                    let at = (row & msg_mask) * n;
-                    match self.msg {
-                        Message::Rows(m) => m[at..].as_ptr(),
-                        _ => self.dst.ptr_at(at).cast_const(),
-                    }
-                };
                 let piece_ids: Vec<_> = (0..pieces)
                     .map(|p| {
                         let columns = bound(p)..bound(p + 1);
@@ -94,7 +81,7 @@ impl Run<'_> {
                             unsafe {
                                 forward_first_step_columns(
                                     self.kit(),
-                                    source(),
+                                    self.message_rows_at(row),
                                     self.dst.ptr_at(row * n),
                                     geometry,
                                     block,
