@@ -31,8 +31,8 @@
 //! and printed before the criterion groups:
 //!
 //! - wake-up latency: the pool is left idle for 5 ms (every worker parked), then one task is
-//!   submitted; the time from the submit call to the task's first instruction, 200 samples,
-//!   median and 90th percentile.
+//!   submitted; the time from the submit call to the task's first instruction, and to the
+//!   submit call's return (the round trip), 200 samples, median and 90th percentile.
 //! - idle CPU: after one graph has run, the process's user+system CPU time (getrusage) over one
 //!   second in which the main thread sleeps and the pool has nothing to do.
 //! - small commits (only with `NTT_BENCH_SMALL_COMMITS=1`): commits of 2^10, 2^12, 2^14 rows x
@@ -500,12 +500,13 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-/// Time from submitting one task to a pool whose workers are all parked to the task starting.
+/// Time from submitting one task to a pool whose workers are all parked to the task starting,
+/// and to the submitting call returning (the round trip: the caller is woken in turn).
 fn wake_latency(pool: &ThreadPool, rpool: &rayon::ThreadPool) {
     const SAMPLES: usize = 200;
     let idle = Duration::from_millis(5);
-    let mut ntt = Vec::with_capacity(SAMPLES);
-    let mut ray = Vec::with_capacity(SAMPLES);
+    let (mut ntt, mut ntt_trip) = (Vec::with_capacity(SAMPLES), Vec::with_capacity(SAMPLES));
+    let (mut ray, mut ray_trip) = (Vec::with_capacity(SAMPLES), Vec::with_capacity(SAMPLES));
     for _ in 0..SAMPLES {
         std::thread::sleep(idle);
         let mut started = None;
@@ -513,24 +514,31 @@ fn wake_latency(pool: &ThreadPool, rpool: &rayon::ThreadPool) {
         pool.run(|g| {
             g.add(|_| started = Some(Instant::now()));
         });
+        ntt_trip.push(t0.elapsed());
         ntt.push(started.expect("task ran") - t0);
 
         std::thread::sleep(idle);
         let t0 = Instant::now();
         let started = rpool.install(Instant::now);
+        ray_trip.push(t0.elapsed());
         ray.push(started - t0);
     }
-    ntt.sort();
-    ray.sort();
+    for v in [&mut ntt, &mut ntt_trip, &mut ray, &mut ray_trip] {
+        v.sort();
+    }
     println!(
-        "runtime/wake_latency/ntt    median {:>8.1?}  p90 {:>8.1?}  ({SAMPLES} samples, pool idle 5 ms before each)",
+        "runtime/wake_latency/ntt    median {:>8.1?}  p90 {:>8.1?}  round trip median {:>8.1?}  p90 {:>8.1?}  ({SAMPLES} samples, pool idle 5 ms before each)",
         percentile(&ntt, 0.5),
-        percentile(&ntt, 0.9)
+        percentile(&ntt, 0.9),
+        percentile(&ntt_trip, 0.5),
+        percentile(&ntt_trip, 0.9)
     );
     println!(
-        "runtime/wake_latency/rayon  median {:>8.1?}  p90 {:>8.1?}",
+        "runtime/wake_latency/rayon  median {:>8.1?}  p90 {:>8.1?}  round trip median {:>8.1?}  p90 {:>8.1?}",
         percentile(&ray, 0.5),
-        percentile(&ray, 0.9)
+        percentile(&ray, 0.9),
+        percentile(&ray_trip, 0.5),
+        percentile(&ray_trip, 0.9)
     );
 }
 

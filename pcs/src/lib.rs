@@ -42,6 +42,7 @@ mod commit;
 mod domain;
 mod encoder;
 mod engine;
+mod pages;
 mod shape;
 mod sink;
 mod twiddle;

@@ -50,6 +50,7 @@ mod grow;
 mod job;
 mod join;
 mod latch;
+mod local_cpu;
 mod panic;
 mod parallel;
 mod placement;

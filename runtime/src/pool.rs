@@ -202,6 +202,9 @@ impl ThreadPoolBuilder {
                 topology.cores
             ));
         }
+        registry
+            .local
+            .record(placements.iter().map(|p| p.bound_to.as_slice()));
         crate::global::record_pinned(
             &registry,
             placements.iter().flat_map(|p| p.bound_to.iter().copied()),
@@ -497,5 +500,46 @@ mod tests {
             }
         });
         assert_eq!(sleep.wakes(), before, "an inline run woke the parked worker");
+    }
+    /// A job handed over from a thread outside the pool wakes the worker pinned to that
+    /// thread's CPU (which the caller is about to leave free), not a worker elsewhere.
+    #[test]
+    #[cfg_attr(miri, ignore = "pins threads and waits for workers to park")]
+    fn an_injected_job_wakes_the_worker_on_the_callers_cpu() {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin(PinPolicy::Pus)
+            .build()
+            .expect("pool");
+        let bound: Vec<Vec<usize>> = pool.placements().iter().map(|p| p.bound_to.clone()).collect();
+        if bound.iter().any(Vec::is_empty) || bound[0] == bound[1] {
+            // Fewer than two CPUs to pin to, or the OS refused: nothing is local to check.
+            return;
+        }
+        let sleep = &pool.registry.sleep;
+        for round in 0..6 {
+            let target = round % 2;
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while sleep.sleepers() < 2 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the idle workers never parked"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let ran_on = std::thread::scope(|s| {
+                s.spawn(|| {
+                    placement::bind_current_thread(&bound[target]).expect("bind the caller");
+                    let mut ran_on = None;
+                    pool.run(|g| {
+                        g.add(|cx| ran_on = Some(cx.worker_index()));
+                    });
+                    ran_on
+                })
+                .join()
+                .expect("caller thread")
+            });
+            assert_eq!(ran_on, Some(target), "round {round}: woke the other worker");
+        }
     }
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 
 use crate::job::JobRef;
+use crate::local_cpu::LocalWorkers;
 use crate::panic::AbortOnUnwind;
 use crate::scratch::ScratchStack;
 use crate::sleep::Sleep;
@@ -32,6 +33,8 @@ pub(crate) struct Registry {
     pub(crate) injector: Injector<JobRef>,
     pub(crate) sleep: Sleep,
     pub(crate) terminate: AtomicBool,
+    /// The worker pinned to each CPU: whom a job injected from that CPU wakes first.
+    pub(crate) local: LocalWorkers,
     spin_rounds: u32,
 }
 
@@ -58,13 +61,16 @@ impl Registry {
             injector: Injector::new(),
             sleep: Sleep::new(steal_orders),
             terminate: AtomicBool::new(false),
+            local: LocalWorkers::default(),
         }
     }
 
-    /// Submits a job from a thread outside the pool.
+    /// Submits a job from a thread outside the pool, which is about to wait for it: the
+    /// worker pinned to the caller's CPU is woken first, since that CPU is about to be free
+    /// (see `local_cpu.rs`).
     pub(crate) fn inject(&self, job: JobRef) {
         self.injector.push(job);
-        self.sleep.notify_any();
+        self.sleep.notify_injected(self.local.current());
     }
 
     /// Stops the workers once they run out of work; they exit their loops.

@@ -20,12 +20,11 @@ use std::sync::Mutex;
 
 use ntt_runtime::{FirstTouch, ThreadPool, first_touch};
 
+use crate::pages::{HUGE_PAGE_BYTES, advise_huge_pages};
+
 /// Bytes of codeword buffers a committer keeps by default: 4 GiB, a few commits' worth of the
 /// sizes provers use (2^24 words at rate 1/4 is 512 MiB), small beside the machines that run them.
 pub const DEFAULT_POOL_CAP_BYTES: usize = 4 << 30;
-
-/// The transparent huge page size on x86_64 and most aarch64 kernels.
-pub const HUGE_PAGE_BYTES: usize = 2 << 20;
 
 const PAGE_BYTES: usize = 4096;
 
@@ -149,23 +148,6 @@ fn touch_in_parallel(pool: &ThreadPool, ptr: *mut u8, parts: &[FirstTouch]) {
         }
     });
 }
-
-/// Asks for transparent huge pages over the 2 MiB-aligned part of `[ptr, ptr + len)`.
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *mut u8, len: usize) {
-    let start = (ptr as usize).next_multiple_of(HUGE_PAGE_BYTES);
-    let end = (ptr as usize + len) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
-    if start < end {
-        // SAFETY: `[start, end)` lies inside the allocation `[ptr, ptr + len)` that the caller
-        // owns; MADV_HUGEPAGE neither unmaps nor changes memory contents, it only sets how future
-        // page faults in the range are served, so no Rust reference or value is affected. A
-        // failure (e.g. THP disabled) is harmless and ignored.
-        let _ = unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}
 
 #[cfg(test)]
 mod tests {

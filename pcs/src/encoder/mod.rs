@@ -17,6 +17,7 @@ mod rows;
 mod split;
 
 use crate::domain::Domain;
+use crate::pages::advise_huge_pages;
 use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::shape::{CommitParams, MessageLayout, Shape, ShapeError};
 use crate::sink::RowSink;
@@ -216,6 +217,10 @@ impl Encoder {
         }
         let shape = self.domain_shape(data.len(), params.lanes, params.log_inv_rate)?;
         let plan = self.plan_inner(shape, None);
+        // The rows past the message are written before they are read; where the caller never
+        // touched them, huge pages make their first touch cheap (`pages.rs`).
+        let tail = &mut data[shape.message_words()..];
+        advise_huge_pages(tail.as_mut_ptr().cast(), tail.len() * 8);
         // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
@@ -255,6 +260,8 @@ impl Encoder {
             });
         }
         let plan = self.plan_inner(shape, Some(layout));
+        // A codeword the caller has just allocated is faulted in as it is written (`pages.rs`).
+        advise_huge_pages(codeword.as_mut_ptr().cast(), codeword.len() * 8);
         // SAFETY: `codeword` is borrowed mutably for the whole encode and accessed only through
         // the view, which writes every word before reading it; `MaybeUninit<u64>` has the
         // layout of `u64`.

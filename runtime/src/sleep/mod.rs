@@ -185,17 +185,27 @@ impl Sleep {
         }
     }
 
-    /// Wakes one parked worker, if any, for a job pushed onto the injector: the most recently
-    /// parked one (its caches are the warmest).
-    pub(crate) fn notify_any(&self) {
+    /// Wakes one parked worker, if any, for a job pushed onto the injector: `local` (the worker
+    /// pinned to the injecting thread's CPU) if it is parked, else the most recently parked one
+    /// (its caches are the warmest).
+    pub(crate) fn notify_injected(&self, local: Option<usize>) {
         fence(Ordering::SeqCst);
         if self.sleepers.load(Ordering::SeqCst) == 0 {
             return;
         }
         let parked = self.lock();
-        if let Some(&w) = parked.idle.last() {
+        let chosen = local
+            .filter(|&w| parked.is_parked(w))
+            .or_else(|| parked.idle.last().copied());
+        if let Some(w) = chosen {
             self.wake_locked(parked, w);
         }
+    }
+
+    /// Wakes one parked worker, if any, for a job left on the injector: the most recently
+    /// parked one.
+    pub(crate) fn notify_any(&self) {
+        self.notify_injected(None);
     }
 
     /// Wakes worker `index` if it is parked (its latch was set).
