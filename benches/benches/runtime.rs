@@ -9,7 +9,8 @@
 //!   Throughput in tasks.
 //! - `runtime/fork_join/leaves=2^20`: a binary reduction tree over 2^20 leaves: `rayon::join`
 //!   recursion vs `TaskContext::join` recursion, vs a graph with one task per tree node
-//!   (2^21 - 1 tasks, each internal node depending on its two children), and vs `for_each` over
+//!   (2^21 - 1 tasks, each internal node depending on its two children, built and run; its sums
+//!   array is allocated once, as the join trees need none), and vs `for_each` over
 //!   the leaves with grain 1 (then a sequential sum), and the join-split loop likewise; and the
 //!   same tree grown by its own tasks (`ntt_grown_tree`): node k's task adds its two children's
 //!   tasks, and the second of two siblings to finish adds their parent's sum task, so the tree is
@@ -56,6 +57,7 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use ntt_benches::trees::{graph_tree, join_tree, leaf};
 use ntt_kernels::Backend;
 use ntt_pcs::Committer;
 use ntt_pcs::{CommitParams, Encoder};
@@ -191,19 +193,6 @@ fn fan_out(c: &mut Criterion) {
 
 const LOG_LEAVES: u32 = 20;
 
-fn leaf(i: u64) -> u64 {
-    black_box(i) * 3 + 1
-}
-
-fn ntt_tree(ctx: &TaskContext<'_>, lo: u64, hi: u64) -> u64 {
-    if hi - lo == 1 {
-        return leaf(lo);
-    }
-    let mid = lo + (hi - lo) / 2;
-    let (a, b) = ctx.join(|c| ntt_tree(c, lo, mid), |c| ntt_tree(c, mid, hi));
-    a + b
-}
-
 fn rayon_tree(lo: u64, hi: u64) -> u64 {
     if hi - lo == 1 {
         return leaf(lo);
@@ -211,41 +200,6 @@ fn rayon_tree(lo: u64, hi: u64) -> u64 {
     let mid = lo + (hi - lo) / 2;
     let (a, b) = rayon::join(|| rayon_tree(lo, mid), || rayon_tree(mid, hi));
     a + b
-}
-
-/// The reduction tree as a graph: node k (heap order, root 1) holds the sum of its subtree.
-fn ntt_graph_tree(pool: &ThreadPool, log_leaves: u32) -> u64 {
-    let leaves = 1usize << log_leaves;
-    let sums: Vec<AtomicU64> = (0..2 * leaves).map(|_| AtomicU64::new(0)).collect();
-    pool.run(|g| {
-        let sums = &sums;
-        let mut ids: Vec<TaskId> = Vec::with_capacity(2 * leaves);
-        // Leaves first (ids 0..leaves are heap nodes leaves..2*leaves), then internal nodes
-        // bottom-up, so every node's children exist when it is added.
-        for (k, slot) in sums.iter().enumerate().skip(leaves) {
-            ids.push(g.add(move |_| {
-                slot.store(leaf((k - leaves) as u64), Ordering::Relaxed);
-            }));
-        }
-        let id_of = |k: usize| {
-            if k >= leaves {
-                k - leaves
-            } else {
-                2 * leaves - 1 - k
-            }
-        };
-        for k in (1..leaves).rev() {
-            let id = g.add(move |_| {
-                let s = sums[2 * k].load(Ordering::Relaxed) + sums[2 * k + 1].load(Ordering::Relaxed);
-                sums[k].store(s, Ordering::Relaxed);
-            });
-            ids.push(id);
-            debug_assert_eq!(id, ids[id_of(k)]);
-            g.depend(ids[id_of(2 * k)], id);
-            g.depend(ids[id_of(2 * k + 1)], id);
-        }
-    });
-    sums[1].load(Ordering::Relaxed)
 }
 
 /// The reduction tree grown by its own tasks: node k's task adds its children's tasks (a
@@ -333,10 +287,11 @@ fn fork_join(c: &mut Criterion) {
         b.iter(|| assert_eq!(rpool.install(|| rayon_tree(0, leaves)), expect));
     });
     group.bench_function(BenchmarkId::new("ntt_join", &param), |b| {
-        b.iter(|| assert_eq!(pool.join(|c| ntt_tree(c, 0, leaves), |_| 0).0, expect));
+        b.iter(|| assert_eq!(pool.join(|c| join_tree(c, 0, leaves), |_| 0).0, expect));
     });
+    let sums: Vec<AtomicU64> = (0..2 * leaves).map(|_| AtomicU64::new(0)).collect();
     group.bench_function(BenchmarkId::new("ntt_graph_tree", &param), |b| {
-        b.iter(|| assert_eq!(ntt_graph_tree(&pool, LOG_LEAVES), expect));
+        b.iter(|| assert_eq!(graph_tree(&pool, LOG_LEAVES, &sums, || {}), expect));
     });
     group.bench_function(BenchmarkId::new("ntt_grown_tree", &param), |b| {
         b.iter(|| assert_eq!(ntt_grown_tree(&pool, LOG_LEAVES), expect));

@@ -9,6 +9,7 @@
 //! - [`ours`]: ntt-engine's encoder and committer on a pool of a given size.
 //! - [`bounds`]: the compute and memory bounds of an encode or commit derived from those limits.
 //! - [`timing`]: medians of repeated, optionally interleaved, runs.
+//! - [`trees`]: the reduction tree as a task graph (the runtime bench's graph tree).
 //!
 //! The criterion benches live in `benches/`, the `throughput` binary in `src/bin/`.
 
@@ -23,6 +24,7 @@ pub mod rayon_lch;
 pub mod shape;
 pub mod subspace;
 pub mod timing;
+pub mod trees;
 pub mod witness;
 
 pub use bounds::Bounds;

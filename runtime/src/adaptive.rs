@@ -35,6 +35,8 @@ use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use crossbeam_utils::CachePadded;
+
 use crate::context::TaskContext;
 use crate::job::JobRef;
 use crate::latch::Latch;
@@ -87,8 +89,11 @@ impl ThreadPool {
             return Ok(());
         }
         let grain = grain.max(1);
-        let stop = AtomicBool::new(false);
-        let (f, stop) = (&f, &stop);
+        // Read before every grain by every worker: on a line of its own, so that the caller's
+        // data beside it on the stack (a counter the grains update, say) cannot make each read
+        // a miss.
+        let stop = CachePadded::new(AtomicBool::new(false));
+        let (f, stop) = (&f, &*stop);
         self.try_run(|g| {
             g.add(move |ctx| {
                 if let Some(payload) = split_large(ctx, range, grain, f, stop) {

@@ -1,23 +1,27 @@
 //! Task graphs: building them and checking them (running them is `run_state.rs`).
 //!
-//! A graph is built into flat arrays, ready to run as it is built: one slot per task (its
-//! closure lives in the graph's [`Arena`]) and one [`Links`] per task, which holds the task's
-//! predecessor counter and its successors. Adding an edge counts it at its target and appends
-//! the target to the source's successors (the first one inline, further ones in a list of
-//! overflow edges), so running the graph needs no pass over the edges: only a scan for the
-//! roots, and a cycle check when some edge points from a task to one added before it.
+//! A graph is built into flat arrays, ready to run as it is built: one 32-byte entry per task
+//! for its closure (inline when it is small, else in the graph's [`Arena`]; `task.rs`), one
+//! 8-byte [`Links`] per task with its predecessor counter and successors, and one bit per task
+//! that says whether it is still a root. Adding an edge counts it at its target, clears the
+//! target's root bit, and records the target at the source: as its only successor, or at the
+//! head of a list of overflow edges once there are several. So running the graph needs no pass
+//! over the edges, nor one over the tasks: the roots are the set bits, and a cycle check runs
+//! only when some edge points from a task to one added before it.
 //!
 //! ```text
-//!   slots:    [ t0 | t1 | t2 | t3 ]               closures in the arena
-//!   pending:  [  0 |  1 |  1 |  2 ]               unfinished predecessors (atomic)
-//!   first:    [  1 |  3 |  3 |  - ]               first successor
-//!   more:     [  a |  - |  - |  - ]               further successors: overflow[a] = (2, end)
-//!   roots:    [ 0 ]                               tasks with no predecessors
+//!   tasks:     [ f0 | f1 | f2 | f3 ]                closures (or pointers to them)
+//!   pending:   [  0 |  1 |  1 |  2 ]                unfinished predecessors (atomic)
+//!   first:     [ M|a|  3 |  3 |  - ]                only successor, or MANY | list head
+//!   overflow:  a = (2, b), b = (1, end)             task 0's successors: 2, 1
+//!   root bits: 1000                                 tasks without predecessors
 //! ```
 //!
-//! The worker that finishes a task decrements its successors' counters; of those that reach
-//! zero it runs one itself (continuation) and pushes the rest onto its own deque. A successor
-//! whose counter reads 1 has no other predecessor left and needs no decrement.
+//! A run takes its roots from the span of indices that holds them, a guided share at a time
+//! and split when a worker steals (`roots.rs`). The worker that finishes a task decrements its
+//! successors' counters; of those that reach zero it runs one itself (continuation) and pushes
+//! the rest onto its own deque. A successor whose counter reads 1 has no other predecessor left
+//! and needs no decrement.
 //!
 //! # Graphs that grow
 //!
@@ -38,11 +42,12 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::NonNull;
-use std::sync::atomic::AtomicU32;
 
 use crate::arena::Arena;
 use crate::context::TaskContext;
 use crate::grow::{GrowAt, Grower, call_growing};
+pub(crate) use crate::task::NO_TASK;
+use crate::task::{Links, MANY, MAX_TASKS, Task, TaskVTable};
 
 /// Identifies a task inside one [`Graph`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -55,23 +60,6 @@ impl TaskId {
     }
 }
 
-/// Ends a successor list (and marks a task without successors).
-pub(crate) const NO_TASK: u32 = u32::MAX;
-
-/// A task's predecessor counter and successors, filled in as edges are added.
-#[derive(Debug)]
-pub(crate) struct Links {
-    /// Predecessors not yet finished: the edges into the task as built, counted down while the
-    /// graph runs.
-    pub(crate) pending: AtomicU32,
-    /// The first successor, or [`NO_TASK`].
-    pub(crate) first: u32,
-    /// Further successors, in the order added: the first and last of a list in the overflow
-    /// edges, or [`NO_TASK`].
-    pub(crate) more: u32,
-    more_tail: u32,
-}
-
 /// A successor beyond a task's first: the successor and the next edge of the list.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Overflow {
@@ -79,7 +67,7 @@ pub(crate) struct Overflow {
     pub(crate) next: u32,
 }
 
-/// A type-erased task closure in the arena.
+/// A type-erased closure and how to consume it (a grown task's, see `grow.rs`).
 pub(crate) struct TaskSlot {
     pub(crate) data: NonNull<u8>,
     /// Moves the closure out of `data` and calls it (a growing task also gets its `Grower`).
@@ -94,13 +82,6 @@ unsafe fn call_task<F: FnOnce(&TaskContext<'_>)>(data: NonNull<u8>, ctx: &TaskCo
     // SAFETY: the caller guarantees `data` holds a live `F` that nobody else will use.
     let f = unsafe { data.cast::<F>().read() };
     f(ctx);
-}
-
-/// # Safety
-/// `data` must point to a live `F` that is consumed by this call (not used afterwards).
-unsafe fn drop_task<F>(data: NonNull<u8>) {
-    // SAFETY: the caller guarantees `data` holds a live `F` that nobody else will use.
-    unsafe { data.cast::<F>().drop_in_place() };
 }
 
 /// A graph of tasks that may borrow data living for `'s`, built inside
@@ -143,11 +124,14 @@ unsafe fn drop_task<F>(data: NonNull<u8>) {
 /// ```
 pub struct Graph<'s> {
     arena: Arena,
-    slots: Vec<TaskSlot>,
+    tasks: Vec<Task>,
     links: Vec<Links>,
     overflow: Vec<Overflow>,
-    /// Tasks without predecessors, found by [`Graph::prepare`].
-    roots: Vec<u32>,
+    /// Bit `i` is set while task `i` has no predecessor (bits past the last task are set too
+    /// and ignored), so the roots are known without a pass over the tasks.
+    root_bits: Vec<u64>,
+    /// The span of task indices that holds every root, found by [`Graph::prepare`].
+    root_span: (u32, u32),
     edges: usize,
     /// Whether some edge points from a task to one added before it (or to itself): only then
     /// can the graph have a cycle.
@@ -165,7 +149,7 @@ pub struct Graph<'s> {
 impl core::fmt::Debug for Graph<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Graph")
-            .field("tasks", &self.slots.len())
+            .field("tasks", &self.tasks.len())
             .field("edges", &self.edges)
             .finish()
     }
@@ -176,17 +160,17 @@ impl core::fmt::Debug for Graph<'_> {
 #[derive(Default)]
 struct Storage {
     arena: Arena,
-    slots: Vec<TaskSlot>,
+    tasks: Vec<Task>,
     links: Vec<Links>,
     overflow: Vec<Overflow>,
-    roots: Vec<u32>,
+    root_bits: Vec<u64>,
 }
 
 /// How many storages a thread keeps (one per nesting level in use, typically one or two).
 const SPARE_STORAGES: usize = 4;
 /// Largest array (in bytes) a spare storage keeps: enough for ~2 M tasks, so graphs that big
 /// do not page-fault fresh arrays at every run.
-const RETAINED_BYTES: usize = 64 << 20;
+const RETAINED_BYTES: usize = 96 << 20;
 
 /// `v` emptied, or given back when it holds more than [`RETAINED_BYTES`].
 fn retained<T>(mut v: Vec<T>) -> Vec<T> {
@@ -211,10 +195,11 @@ impl<'s> Graph<'s> {
             .unwrap_or_default();
         Self {
             arena: storage.arena,
-            slots: storage.slots,
+            tasks: storage.tasks,
             links: storage.links,
             overflow: storage.overflow,
-            roots: storage.roots,
+            root_bits: storage.root_bits,
+            root_span: (0, 0),
             edges: 0,
             backward: false,
             growing: false,
@@ -226,21 +211,16 @@ impl<'s> Graph<'s> {
     /// Adds a task; it runs once all tasks it depends on have finished.
     ///
     /// # Panics
-    /// If the graph already holds `u32::MAX - 1` tasks.
+    /// If the graph already holds `2^31 - 1` tasks.
     pub fn add(&mut self, task: impl FnOnce(&TaskContext<'_>) + Send + 's) -> TaskId {
         self.add_typed(task)
     }
 
+    #[inline]
     fn add_typed<F: FnOnce(&TaskContext<'_>) + Send + 's>(&mut self, task: F) -> TaskId {
-        self.check_room();
-        let data = self.arena.alloc(task).cast::<u8>();
-        self.slots.push(TaskSlot {
-            data,
-            call: call_task::<F>,
-            drop: drop_task::<F>,
-        });
-        self.push_links();
-        TaskId(self.slots.len() - 1)
+        let vtable = const { &TaskVTable::of::<F>(call_task::<F>) };
+        let task = Task::new(task, vtable, &mut self.arena);
+        self.push(task)
     }
 
     /// Adds a task that may grow the graph while it runs: besides its context it gets a
@@ -252,7 +232,7 @@ impl<'s> Graph<'s> {
     /// without them run exactly as before.
     ///
     /// # Panics
-    /// If the graph already holds `u32::MAX - 1` tasks.
+    /// If the graph already holds `2^31 - 1` tasks.
     pub fn add_growing(
         &mut self,
         task: impl FnOnce(&TaskContext<'_>, &Grower<'_, 's>) + Send + 's,
@@ -264,32 +244,26 @@ impl<'s> Graph<'s> {
     where
         F: FnOnce(&TaskContext<'_>, &Grower<'_, 's>) + Send + 's,
     {
-        self.check_room();
         self.growing = true;
-        let data = self.arena.alloc(task).cast::<u8>();
-        self.slots.push(TaskSlot {
-            data,
-            call: call_growing::<F>,
-            drop: drop_task::<F>,
-        });
-        self.push_links();
-        TaskId(self.slots.len() - 1)
+        let vtable = const { &TaskVTable::of::<F>(call_growing::<F>) };
+        let task = Task::new(task, vtable, &mut self.arena);
+        self.push(task)
     }
 
-    fn push_links(&mut self) {
-        self.links.push(Links {
-            pending: AtomicU32::new(0),
-            first: NO_TASK,
-            more: NO_TASK,
-            more_tail: NO_TASK,
-        });
-    }
-
-    fn check_room(&self) {
-        assert!(
-            self.slots.len() < (u32::MAX - 1) as usize,
-            "a graph holds at most u32::MAX - 2 tasks"
-        );
+    /// Appends `task` as a root (no predecessors yet).
+    #[inline]
+    fn push(&mut self, task: Task) -> TaskId {
+        let index = self.tasks.len();
+        if index >= MAX_TASKS {
+            too_many_tasks();
+        }
+        if index.is_multiple_of(64) {
+            // A new word of root bits: every task starts as a root.
+            self.root_bits.push(!0);
+        }
+        self.tasks.push(task);
+        self.links.push(Links::new());
+        TaskId(index)
     }
 
     /// `after` runs only once `before` has finished.
@@ -297,45 +271,71 @@ impl<'s> Graph<'s> {
     /// # Panics
     /// If either id does not belong to this graph (is not below [`Graph::len`]). A dependency
     /// cycle is reported when the graph runs.
+    #[inline]
     pub fn depend(&mut self, before: TaskId, after: TaskId) {
-        assert!(
-            before.0 < self.slots.len() && after.0 < self.slots.len(),
-            "TaskId out of range: {before:?} -> {after:?} in a graph of {} tasks",
-            self.slots.len()
-        );
-        let (b, a) = (before.0 as u32, after.0 as u32);
-        let pending = self.links[a as usize].pending.get_mut();
+        let (b, a) = (before.0, after.0);
+        if b >= self.tasks.len() || a >= self.tasks.len() {
+            out_of_range(before, after, self.tasks.len());
+        }
+        let pending = self.links[a].pending.get_mut();
+        if *pending == 0 {
+            // No longer a root.
+            self.root_bits[a / 64] &= !(1 << (a % 64));
+        }
         *pending = pending
             .checked_add(1)
             .expect("a task has at most u32::MAX predecessors");
         self.backward |= b >= a;
         self.edges += 1;
-        let links = &mut self.links[b as usize];
-        if links.first == NO_TASK {
-            links.first = a;
-            return;
-        }
-        let edge = u32::try_from(self.overflow.len())
-            .ok()
-            .filter(|&e| e != NO_TASK)
-            .expect("a graph holds fewer than u32::MAX dependencies beyond each task's first");
-        self.overflow.push(Overflow { to: a, next: NO_TASK });
-        if links.more == NO_TASK {
-            links.more = edge;
+        let first = self.links[b].first;
+        // Indices fit: both are below `MAX_TASKS`.
+        let a = a as u32;
+        self.links[b].first = if first == NO_TASK {
+            a
         } else {
-            self.overflow[links.more_tail as usize].next = edge;
-        }
-        links.more_tail = edge;
+            self.add_successor(first, a)
+        };
+    }
+
+    /// A task whose successors are `first` (see [`Links::first`]) gets one more, `a`: returns
+    /// the new `first`, the list `MANY | e` with `a` at its head.
+    #[cold]
+    fn add_successor(&mut self, first: u32, a: u32) -> u32 {
+        let rest = if first & MANY == 0 {
+            // A second successor: the first one moves into the list.
+            self.push_edge(first, NO_TASK)
+        } else {
+            first & !MANY
+        };
+        MANY | self.push_edge(a, rest)
+    }
+
+    /// Appends an overflow edge to `to`, followed by edge `next`; returns its index.
+    fn push_edge(&mut self, to: u32, next: u32) -> u32 {
+        let edge = self.overflow.len();
+        assert!(
+            edge < MAX_TASKS,
+            "a graph holds fewer than 2^31 - 1 dependencies beyond each task's first"
+        );
+        self.overflow.push(Overflow { to, next });
+        edge as u32
     }
 
     /// Number of tasks added so far.
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.tasks.len()
     }
 
     /// Whether no task has been added.
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.tasks.is_empty()
+    }
+
+    /// The id of the `index`-th task added (0-based), if there is one: the inverse of
+    /// [`TaskId::index`], for graphs whose ids follow from their shape (a tree in heap order,
+    /// a grid) and need not be stored.
+    pub fn task_id(&self, index: usize) -> Option<TaskId> {
+        (index < self.tasks.len()).then_some(TaskId(index))
     }
 
     /// Number of dependencies added so far.
@@ -343,41 +343,48 @@ impl<'s> Graph<'s> {
         self.edges
     }
 
-    /// Makes the graph ready to run: finds its roots and, when an edge points backwards,
-    /// checks that it has no cycle.
+    /// Makes the graph ready to run: finds the span of its roots and, when an edge points
+    /// backwards, checks that it has no cycle.
     pub(crate) fn prepare(&mut self) -> Result<(), CycleError> {
-        self.roots.clear();
-        if self.edges == 0 {
-            // No dependencies: every task is a root (`roots` left empty means the identity).
-            return Ok(());
-        }
-        for (i, links) in self.links.iter_mut().enumerate() {
-            if *links.pending.get_mut() == 0 {
-                self.roots.push(i as u32);
+        let n = self.tasks.len();
+        if !n.is_multiple_of(64) {
+            // Bits past the last task are not roots.
+            if let Some(last) = self.root_bits.last_mut() {
+                *last &= (1u64 << (n % 64)) - 1;
             }
         }
+        let first = self.root_bits.iter().position(|&w| w != 0);
+        let last = self.root_bits.iter().rposition(|&w| w != 0);
+        self.root_span = match (first, last) {
+            (Some(f), Some(l)) => {
+                let start = f * 64 + self.root_bits[f].trailing_zeros() as usize;
+                let end = l * 64 + 64 - self.root_bits[l].leading_zeros() as usize;
+                (start as u32, end as u32)
+            }
+            _ => (0, 0),
+        };
         if self.backward {
-            check_acyclic(&mut self.links, &self.overflow, &self.roots)?;
+            check_acyclic(&self.links, &self.overflow, &self.root_bits)?;
         }
         Ok(())
     }
 
-    /// Number of root tasks (after [`Graph::prepare`]).
-    pub(crate) fn root_count(&self) -> u32 {
-        if self.edges == 0 {
-            self.slots.len() as u32
-        } else {
-            self.roots.len() as u32
-        }
+    /// The span of task indices holding every root (after [`Graph::prepare`]).
+    pub(crate) fn root_span(&self) -> (u32, u32) {
+        self.root_span
     }
 
-    /// Tasks without predecessors; empty when the graph has no edges (then root `i` is task
-    /// `i`).
-    pub(crate) fn roots(&self) -> &[u32] {
-        &self.roots
+    /// Bit `i` of word `i / 64` says whether task `i` is a root (after [`Graph::prepare`]).
+    pub(crate) fn root_bits(&self) -> &[u64] {
+        &self.root_bits
     }
 
-    /// Every task's counter and successors.
+    /// Every task's closure and further successors, in the order added.
+    pub(crate) fn tasks(&self) -> &[Task] {
+        &self.tasks
+    }
+
+    /// Every task's predecessor counter and first successor.
     pub(crate) fn links(&self) -> &[Links] {
         &self.links
     }
@@ -392,24 +399,36 @@ impl<'s> Graph<'s> {
         self.growing
     }
 
-    /// The type-erased task slots, in the order the tasks were added.
-    pub(crate) fn slots(&self) -> &[TaskSlot] {
-        &self.slots
-    }
-
     /// Records that a finished run consumed every closure.
     pub(crate) fn mark_consumed(&mut self) {
         self.consumed = true;
     }
 }
 
+#[cold]
+#[inline(never)]
+fn too_many_tasks() -> ! {
+    panic!("a graph holds at most 2^31 - 2 tasks as built")
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_range(before: TaskId, after: TaskId, len: usize) -> ! {
+    panic!("TaskId out of range: {before:?} -> {after:?} in a graph of {len} tasks")
+}
+
 /// Calls `each` on every successor of the task with `links`.
+#[inline]
 pub(crate) fn for_each_successor(links: &Links, overflow: &[Overflow], mut each: impl FnMut(u32)) {
-    if links.first == NO_TASK {
+    let first = links.first;
+    if first == NO_TASK {
         return;
     }
-    each(links.first);
-    let mut edge = links.more;
+    if first & MANY == 0 {
+        each(first);
+        return;
+    }
+    let mut edge = first & !MANY;
     while edge != NO_TASK {
         let Overflow { to, next } = overflow[edge as usize];
         each(to);
@@ -418,9 +437,14 @@ pub(crate) fn for_each_successor(links: &Links, overflow: &[Overflow], mut each:
 }
 
 /// Kahn's algorithm on a copy of the counters: every task must become ready.
-fn check_acyclic(links: &mut [Links], overflow: &[Overflow], roots: &[u32]) -> Result<(), CycleError> {
-    let mut left: Vec<u32> = links.iter_mut().map(|l| *l.pending.get_mut()).collect();
-    let mut stack = roots.to_vec();
+fn check_acyclic(links: &[Links], overflow: &[Overflow], root_bits: &[u64]) -> Result<(), CycleError> {
+    let mut left: Vec<u32> = links
+        .iter()
+        .map(|l| l.pending.load(std::sync::atomic::Ordering::Relaxed))
+        .collect();
+    let mut stack: Vec<u32> = (0..links.len() as u32)
+        .filter(|&i| root_bits[i as usize / 64] & (1 << (i % 64)) != 0)
+        .collect();
     let mut seen = 0usize;
     while let Some(t) = stack.pop() {
         seen += 1;
@@ -466,20 +490,21 @@ impl Drop for Graph<'_> {
         if !self.consumed {
             // Nothing ran (no run, or a cycle): every closure is still live and owned here.
             // Consume them before the arena is reused, even if one of the drops panics.
-            let slots = std::mem::take(&mut self.slots);
-            for slot in &slots {
-                // SAFETY: as above; each slot is dropped once.
-                let _ = catch_unwind(AssertUnwindSafe(|| unsafe { (slot.drop)(slot.data) }));
+            for task in &self.tasks {
+                // SAFETY: as above; each closure is consumed once, here.
+                let (data, vtable) = unsafe { task.closure() };
+                // SAFETY: the closure at `data` is live and dropped once, here.
+                let _ = catch_unwind(AssertUnwindSafe(|| unsafe { (vtable.drop)(data) }));
             }
         }
         let mut arena = std::mem::take(&mut self.arena);
         arena.reset();
         let storage = Storage {
             arena,
-            slots: retained(std::mem::take(&mut self.slots)),
+            tasks: retained(std::mem::take(&mut self.tasks)),
             links: retained(std::mem::take(&mut self.links)),
             overflow: retained(std::mem::take(&mut self.overflow)),
-            roots: retained(std::mem::take(&mut self.roots)),
+            root_bits: retained(std::mem::take(&mut self.root_bits)),
         };
         let _ = SPARE.try_with(|spare| {
             let mut spare = spare.borrow_mut();

@@ -56,9 +56,11 @@ mod parallel;
 mod placement;
 mod pool;
 mod registry;
+mod roots;
 mod run_state;
 mod scratch;
 mod sleep;
+mod task;
 mod topology;
 
 pub use context::TaskContext;

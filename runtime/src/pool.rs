@@ -338,15 +338,14 @@ impl ThreadPool {
                 (None, None) => Latch::blocking(),
             };
             let state = RunState::new(self, &graph, latch);
-            let roots = state.root_count();
             let this: *const RunState = &state;
             if let Some(w) = own {
-                // SAFETY: the root range is owned by nobody else yet and the run is live
-                // until `wait_until` sees the latch.
-                unsafe { RunState::execute_roots(this, 0, roots, w) };
+                // SAFETY: the roots are owned by nobody else yet and the run is live until
+                // `wait_until` sees the latch.
+                unsafe { RunState::execute_roots(this, w) };
                 w.wait_until(|| state.latch.probe());
             } else {
-                self.registry.inject(RunState::roots_job(this, 0, roots));
+                self.registry.inject(RunState::roots_job(this));
                 match foreign {
                     // A worker of another pool keeps that pool going while it waits.
                     Some(w) => w.wait_until(|| state.latch.probe()),

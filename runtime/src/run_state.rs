@@ -12,24 +12,26 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crossbeam_utils::CachePadded;
 
 use crate::context::TaskContext;
-use crate::graph::{Graph, Links, NO_TASK, Overflow, TaskSlot, for_each_successor};
+use crate::graph::{Graph, NO_TASK, Overflow, for_each_successor};
 use crate::grow::{GrowAt, Growth};
 use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::pool::ThreadPool;
 use crate::registry::WorkerThread;
+use crate::roots::{Span, run_span};
+use crate::task::{Links, Task};
 
 /// The shared state of one graph run, on the owner's stack for the whole run.
 pub(crate) struct RunState {
     pool: *const ThreadPool,
     /// The graph's arrays (see `graph.rs`), borrowed for the whole run.
-    slots: *const TaskSlot,
+    tasks: *const [Task],
     links: *const [Links],
     overflow: *const [Overflow],
-    /// Tasks without predecessors; empty when the graph has no edges (then root `i` is task
-    /// `i`).
-    roots: *const [u32],
-    root_count: u32,
+    /// Which tasks are roots (bit `i` of word `i / 64`), and the span of indices holding them.
+    root_bits: *const [u64],
+    root_span: (u32, u32),
+    workers: u32,
     /// Successor lists and grown tasks, when the graph has growing tasks (`grow.rs`).
     growth: Option<Growth>,
     /// Tasks not yet finished or skipped (grown ones are added before their adder finishes);
@@ -41,21 +43,21 @@ pub(crate) struct RunState {
 }
 
 // SAFETY: the raw pointers are shared read-only (pool, the graph's arrays, whose only mutable
-// parts are the atomic counters); each slot's closure is consumed by exactly one worker, the
-// one that saw its predecessor counter reach zero (or that owns it as a root); everything else
-// is atomics or a mutex.
+// parts are the atomic counters and the closures' cells); each task's closure is consumed by
+// exactly one worker, the one that saw its predecessor counter reach zero (or that took it as a
+// root from its span); everything else is atomics or a mutex.
 unsafe impl Sync for RunState {}
 // SAFETY: as above; the state is only moved before any job of the run exists.
 unsafe impl Send for RunState {}
 
-/// `b` value of a job that runs a single task (index `a`) rather than the roots `a..b`.
+/// `b` value of a job that runs a single task (index `a`) rather than the roots.
 const SINGLE_TASK: u32 = u32::MAX;
 
 /// The [`ExecFn`](crate::job::ExecFn) of graph jobs.
 ///
 /// # Safety
 /// `data` is a `RunState` whose run is in progress, and the job owns task `a` (when
-/// `b == SINGLE_TASK`) or the root range `a..b`.
+/// `b == SINGLE_TASK`) or every root of the run.
 unsafe fn execute_graph_job(data: *const (), a: u32, b: u32, worker: &WorkerThread) {
     let this = data.cast::<RunState>();
     if b == SINGLE_TASK {
@@ -63,8 +65,8 @@ unsafe fn execute_graph_job(data: *const (), a: u32, b: u32, worker: &WorkerThre
         // was pushed once, when the task became ready.
         unsafe { RunState::execute_ready(this, a, worker) };
     } else {
-        // SAFETY: the run is in progress and this job owns the root range `a..b`.
-        unsafe { RunState::execute_roots(this, a, b, worker) };
+        // SAFETY: the run is in progress and this job owns the roots.
+        unsafe { RunState::execute_roots(this, worker) };
     }
 }
 
@@ -75,11 +77,12 @@ impl RunState {
         let tasks = graph.len();
         Self {
             pool,
-            slots: graph.slots().as_ptr(),
+            tasks: graph.tasks(),
             links: graph.links(),
             overflow: graph.overflow(),
-            roots: graph.roots(),
-            root_count: graph.root_count(),
+            root_bits: graph.root_bits(),
+            root_span: graph.root_span(),
+            workers: pool.num_workers().clamp(1, u32::MAX as usize) as u32,
             growth: graph.is_growing().then(|| Growth::new(tasks)),
             remaining: CachePadded::new(AtomicUsize::new(tasks)),
             poisoned: AtomicBool::new(false),
@@ -95,32 +98,37 @@ impl RunState {
         unsafe { JobRef::new(this.cast(), execute_graph_job, index, SINGLE_TASK) }
     }
 
-    /// A job that runs the root tasks `roots[start..end]` of the run at `this`, splitting
-    /// itself in halves so thieves can take large pieces.
-    pub(crate) fn roots_job(this: *const RunState, start: u32, end: u32) -> JobRef {
-        debug_assert!(start < end && end != SINGLE_TASK);
-        // SAFETY: each root range is pushed once, by the job that owned the enclosing range;
-        // the run stays alive until all its roots have run.
-        unsafe { JobRef::new(this.cast(), execute_graph_job, start, end) }
+    /// The job that runs every root of the run at `this` (splitting when stolen from).
+    pub(crate) fn roots_job(this: *const RunState) -> JobRef {
+        // SAFETY: pushed (or run) once, by the run's owner; the run stays alive until all its
+        // roots have run.
+        unsafe { JobRef::new(this.cast(), execute_graph_job, 0, 0) }
     }
 
-    pub(crate) fn root_count(&self) -> u32 {
-        self.root_count
+    /// The pool's worker count (the guided share of a root span depends on it).
+    pub(crate) fn workers(&self) -> u32 {
+        self.workers
+    }
+
+    fn tasks(&self) -> &[Task] {
+        // SAFETY: the graph outlives the run and is not changed while it lasts (`new`), but
+        // for its atomics and the closures, which live in cells.
+        unsafe { &*self.tasks }
     }
 
     fn links(&self) -> &[Links] {
-        // SAFETY: the graph outlives the run and is not changed while it lasts (`new`).
+        // SAFETY: as for `tasks`.
         unsafe { &*self.links }
     }
 
     fn overflow(&self) -> &[Overflow] {
-        // SAFETY: as for `links`.
+        // SAFETY: as for `tasks`.
         unsafe { &*self.overflow }
     }
 
-    fn roots(&self) -> &[u32] {
-        // SAFETY: as for `links`.
-        unsafe { &*self.roots }
+    fn root_bits(&self) -> &[u64] {
+        // SAFETY: as for `tasks`.
+        unsafe { &*self.root_bits }
     }
 
     /// The growth state, when the graph has growing tasks.
@@ -138,58 +146,50 @@ impl RunState {
         self.first_panic.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
-    /// Runs the root tasks `roots[start..end]` and their continuations, then reports the
+    /// Runs every root of the run and their continuations (`roots.rs`), then reports the
     /// finished tasks.
     ///
     /// # Safety
-    /// The caller owns the root range (it came from the one job that holds it), and the run at
-    /// `this` is in progress. Takes a pointer, not `&self`: the run may be freed by its owner
-    /// while this function is still returning (see [`RunState::finish`]).
-    pub(crate) unsafe fn execute_roots(this: *const RunState, start: u32, end: u32, worker: &WorkerThread) {
-        // SAFETY: the run is in progress (caller's contract); the reference is used only for
-        // this call, while this job's unfinished tasks keep the run alive.
-        let run = unsafe { &*this };
-        // SAFETY: forwarded from the caller.
-        let done = unsafe { run.run_roots(this, start, end, worker) };
+    /// The caller owns the roots (it holds the run's one roots job), and the run at `this` is
+    /// in progress. Takes a pointer, not `&self`: the run may be freed by its owner while this
+    /// function is still returning (see [`RunState::finish`]).
+    pub(crate) unsafe fn execute_roots(this: *const RunState, worker: &WorkerThread) {
+        // SAFETY: the run is in progress (caller's contract); the roots, not yet reported,
+        // keep it alive until `finish`.
+        let (start, end) = unsafe { (*this).root_span };
+        let span = Span::new(start, end);
+        // SAFETY: the caller owns every root.
+        let done = unsafe { run_span(this, &span, worker) };
         // SAFETY: the caller does not touch the run after this job.
         unsafe { RunState::finish(this, done, worker) };
     }
 
-    /// Runs the root range like a `join`: pushes the upper half for thieves, runs the lower
-    /// half, then takes the upper half back and runs it too unless it was stolen. Returns how
-    /// many tasks it ran, so the shared `remaining` counter is touched once per stolen piece
-    /// rather than once per task.
+    /// Runs the roots among task indices `start..end` and their continuations; returns how
+    /// many tasks it ran or skipped.
     ///
     /// # Safety
-    /// As for [`RunState::execute_roots`].
-    unsafe fn run_roots(&self, this: *const RunState, start: u32, end: u32, worker: &WorkerThread) -> usize {
-        if end - start == 1 {
-            let roots = self.roots();
-            let root = if roots.is_empty() {
-                start
-            } else {
-                roots[start as usize]
-            };
-            // SAFETY: root `root` belongs to this range, which the caller owns.
-            return unsafe { self.run_chain(root, worker) };
-        }
-        let mid = start + (end - start) / 2;
-        let upper = RunState::roots_job(this, mid, end);
-        worker.push(upper);
-        // SAFETY: the lower half stays ours.
-        let mut done = unsafe { self.run_roots(this, start, mid, worker) };
-        while let Some(job) = worker.pop_local() {
-            if job.same_as(&upper) {
-                // Not stolen: nobody else can reach it any more.
-                // SAFETY: we popped the only reference to the upper half.
-                done += unsafe { self.run_roots(this, mid, end, worker) };
-                break;
+    /// The caller owns the roots among `start..end` (it took those indices from a span).
+    pub(crate) unsafe fn run_roots_in(&self, start: u32, end: u32, worker: &WorkerThread) -> usize {
+        let bits = self.root_bits();
+        let (start, end) = (start as usize, end as usize);
+        let mut done = 0;
+        let mut word_start = start & !63;
+        while word_start < end {
+            let mut word = bits[word_start / 64];
+            if word_start < start {
+                word &= !0 << (start - word_start);
             }
-            // A job pushed after ours (a ready successor, a nested split): run it first.
-            // SAFETY: a job from our deque runs once, here.
-            unsafe { job.execute(worker) };
+            if end - word_start < 64 {
+                word &= (1 << (end - word_start)) - 1;
+            }
+            while word != 0 {
+                let root = word_start + word.trailing_zeros() as usize;
+                word &= word - 1;
+                // SAFETY: a root among our indices is ours.
+                done += unsafe { self.run_chain(root as u32, worker) };
+            }
+            word_start += 64;
         }
-        // Otherwise a thief holds the upper half and reports its tasks itself.
         done
     }
 
@@ -256,24 +256,23 @@ impl RunState {
     /// # Safety
     /// The caller owns task `index`, whose closure has not been consumed yet.
     unsafe fn run_task(&self, index: u32, worker: &WorkerThread) {
-        let grown;
-        let slot = match &self.growth {
+        let (data, call, drop) = match &self.growth {
             Some(growth) if growth.is_grown(index) => {
                 // SAFETY: we own task `index` (caller).
-                grown = unsafe { growth.take_task(index) };
-                &grown
+                let grown = unsafe { growth.take_task(index) };
+                (grown.data, grown.call, grown.drop)
             }
             _ => {
-                // SAFETY: `index < n` (it came from `roots` or `succ`), so the offset stays
-                // inside the slot array, which outlives the run.
-                let slot = unsafe { self.slots.add(index as usize) };
-                // SAFETY: as above; the slot is initialised and not mutated while the run lasts.
-                unsafe { &*slot }
+                // `index < n`: it came from the root bits or a successor list.
+                let task = &self.tasks()[index as usize];
+                // SAFETY: we own the task, whose closure is unconsumed; it is consumed below.
+                let (data, vtable) = unsafe { task.closure() };
+                (data, vtable.call, vtable.drop)
             }
         };
         let result = if self.poisoned.load(Ordering::Relaxed) {
             // SAFETY: we own the unconsumed closure; it is consumed here.
-            catch_unwind(AssertUnwindSafe(|| unsafe { (slot.drop)(slot.data) }))
+            catch_unwind(AssertUnwindSafe(|| unsafe { drop(data) }))
         } else {
             // SAFETY: the pool outlives the run (`run` borrows it).
             let pool = unsafe { &*self.pool };
@@ -283,7 +282,7 @@ impl RunState {
                 task: index,
             };
             // SAFETY: we own the unconsumed closure; it is consumed here.
-            catch_unwind(AssertUnwindSafe(|| unsafe { (slot.call)(slot.data, &ctx, at) }))
+            catch_unwind(AssertUnwindSafe(|| unsafe { call(data, &ctx, at) }))
         };
         if let Err(payload) = result {
             self.poison(payload);

@@ -218,3 +218,47 @@ fn a_burst_of_ready_successors_wakes_several_sleeping_workers() {
         );
     });
 }
+
+#[test]
+fn roots_far_apart_in_the_add_order_run_on_different_workers() {
+    // Two roots, the first and the last task, with a long chain after the first between them:
+    // the worker that owns the roots' span must not keep both. Each root waits (bounded) until
+    // the other has started, so they meet only if two workers run them at once.
+    watchdog(30, || {
+        let pool = pool(2, PinPolicy::None);
+        for chain in [0usize, 62, 63, 64, 1000] {
+            let started = AtomicUsize::new(0);
+            let met = AtomicUsize::new(0);
+            let meet = || {
+                started.fetch_add(1, Ordering::SeqCst);
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                while started.load(Ordering::SeqCst) < 2 && std::time::Instant::now() < deadline {
+                    std::hint::spin_loop();
+                }
+                if started.load(Ordering::SeqCst) == 2 {
+                    met.fetch_add(1, Ordering::SeqCst);
+                }
+            };
+            let ran = AtomicUsize::new(0);
+            pool.run(|g| {
+                let mut prev = g.add(|_| meet());
+                for _ in 0..chain {
+                    let t = g.add(|_| {
+                        ran.fetch_add(1, Ordering::Relaxed);
+                    });
+                    g.depend(prev, t);
+                    prev = t;
+                }
+                let last = g.add(|_| meet());
+                assert_eq!(g.task_id(last.index()), Some(last));
+                assert_eq!(g.task_id(g.len()), None);
+            });
+            assert_eq!(ran.load(Ordering::Relaxed), chain);
+            assert_eq!(
+                met.load(Ordering::SeqCst),
+                2,
+                "chain of {chain}: the roots ran one after the other"
+            );
+        }
+    });
+}
