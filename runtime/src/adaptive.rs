@@ -33,11 +33,12 @@ use std::any::Any;
 use std::cell::UnsafeCell;
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_utils::CachePadded;
 
 use crate::context::TaskContext;
+use crate::interval::{Interval, reclaim};
 use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::panic::RunError;
@@ -152,51 +153,8 @@ impl<F> Loop<'_, F> {
     }
 }
 
-/// Grains `front..back` not yet taken, packed as `back << 32 | front`.
-struct Piece(AtomicU64);
-
-fn unpack(v: u64) -> (u32, u32) {
-    (v as u32, (v >> 32) as u32)
-}
-
-fn pack(front: u32, back: u32) -> u64 {
-    (u64::from(back) << 32) | u64::from(front)
-}
-
-impl Piece {
-    fn new(front: u32, back: u32) -> Self {
-        Self(AtomicU64::new(pack(front, back)))
-    }
-
-    /// The owner's next grain. Relaxed: only the interval's exclusivity is at stake, which the
-    /// single modification order of the word gives; the grains' writes reach the loop's caller
-    /// through the latches and the run's end.
-    fn take_front(&self) -> Option<u32> {
-        let (front, back) = unpack(self.0.fetch_add(1, Ordering::Relaxed));
-        (front < back).then_some(front)
-    }
-
-    /// A thief's share: the upper half (rounded up) of the grains left, or `None` if none are.
-    fn steal_half(&self) -> Option<(u32, u32)> {
-        let mut current = self.0.load(Ordering::Relaxed);
-        loop {
-            let (front, back) = unpack(current);
-            if front >= back {
-                return None;
-            }
-            let mid = front + (back - front) / 2;
-            match self.0.compare_exchange_weak(
-                current,
-                pack(front, mid),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return Some((mid, back)),
-                Err(seen) => current = seen,
-            }
-        }
-    }
-}
+/// A piece's grains `front..back` not yet taken.
+type Piece = Interval;
 
 /// The stealable handle of a piece, on its owner's stack while the owner works on the piece.
 struct Token<'a, F> {
@@ -276,50 +234,8 @@ where
         // A thief took half of what was left: offer the rest again under a new token.
         panic = run_piece(ctx, piece, env);
     }
-    reclaim(worker, &token, &job);
+    reclaim(worker, &token.latch, &job);
     // SAFETY: the thief, if any, has set the latch (or never ran): nobody else touches `panic`.
     let thief_panic = unsafe { (*token.panic.get()).take() };
     panic.or(thief_panic)
-}
-
-/// Pops the token's job back, or waits (running other jobs) until its thief is done.
-fn reclaim<F>(worker: &WorkerThread, token: &Token<'_, F>, job: &JobRef) {
-    loop {
-        if token.latch.probe() {
-            return;
-        }
-        match worker.pop_local() {
-            // Not stolen: nobody else can reach the token any more.
-            Some(popped) if popped.same_as(job) => return,
-            // SAFETY: a job from our deque (pushed by a grain's nested work) runs once, here.
-            Some(other) => unsafe { other.execute(worker) },
-            None => {
-                worker.wait_until(|| token.latch.probe());
-                return;
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_thief_takes_the_upper_half_rounded_up() {
-        let piece = Piece::new(0, 5);
-        assert_eq!(piece.take_front(), Some(0));
-        // Grains 1..5 left: the thief takes 3..5, the owner keeps 1..3.
-        assert_eq!(piece.steal_half(), Some((3, 5)));
-        assert_eq!(piece.take_front(), Some(1));
-        // One grain left: a thief takes it (the owner is busy with grain 1).
-        assert_eq!(piece.steal_half(), Some((2, 3)));
-        assert_eq!(piece.take_front(), None);
-        // An owner that ran past the end leaves nothing to steal.
-        assert_eq!(piece.steal_half(), None);
-        assert_eq!(piece.take_front(), None);
-        let last = Piece::new(7, 8);
-        assert_eq!(last.steal_half(), Some((7, 8)));
-        assert_eq!(last.take_front(), None);
-    }
 }

@@ -47,6 +47,7 @@ pub mod cpu_time;
 mod global;
 mod graph;
 mod grow;
+mod interval;
 mod job;
 mod join;
 mod latch;

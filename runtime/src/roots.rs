@@ -22,8 +22,9 @@
 //! to the owner's, so the run's count of unfinished tasks is touched once per top-level span.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::interval::{Interval, reclaim};
 use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::registry::WorkerThread;
@@ -32,72 +33,8 @@ use crate::run_state::RunState;
 /// The owner of a span takes at most `1 / (GUIDED_SHARE * workers)` of what is left at a time.
 const GUIDED_SHARE: u32 = 16;
 
-/// Task indices `front..back` of a span not yet taken, packed as `back << 32 | front`.
-pub(crate) struct Span(AtomicU64);
-
-fn unpack(v: u64) -> (u32, u32) {
-    (v as u32, (v >> 32) as u32)
-}
-
-fn pack(front: u32, back: u32) -> u64 {
-    (u64::from(back) << 32) | u64::from(front)
-}
-
-impl Span {
-    pub(crate) fn new(front: u32, back: u32) -> Self {
-        Self(AtomicU64::new(pack(front, back)))
-    }
-
-    /// Whether no index is left. Exact while no token of the span is published.
-    fn is_empty(&self) -> bool {
-        let (front, back) = unpack(self.0.load(Ordering::Relaxed));
-        front >= back
-    }
-
-    /// The owner's next share: `front..front + k` with `k` the guided share of what is left.
-    /// Relaxed: only the exclusivity of the indices is at stake, which the single modification
-    /// order of the word gives; the tasks' writes travel through the run's counters and latch.
-    fn take(&self, workers: u32) -> Option<(u32, u32)> {
-        let mut current = self.0.load(Ordering::Relaxed);
-        loop {
-            let (front, back) = unpack(current);
-            if front >= back {
-                return None;
-            }
-            let share = ((back - front) / (GUIDED_SHARE * workers)).max(1);
-            match self.0.compare_exchange_weak(
-                current,
-                pack(front + share, back),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return Some((front, front + share)),
-                Err(seen) => current = seen,
-            }
-        }
-    }
-
-    /// A thief's share: the upper half (rounded up) of what is left, or `None` if nothing is.
-    fn steal_half(&self) -> Option<(u32, u32)> {
-        let mut current = self.0.load(Ordering::Relaxed);
-        loop {
-            let (front, back) = unpack(current);
-            if front >= back {
-                return None;
-            }
-            let mid = front + (back - front) / 2;
-            match self.0.compare_exchange_weak(
-                current,
-                pack(front, mid),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return Some((mid, back)),
-                Err(seen) => current = seen,
-            }
-        }
-    }
-}
+/// Task indices `front..back` of a span not yet taken.
+pub(crate) type Span = Interval;
 
 /// The stealable handle of a span, on its owner's stack while the owner works on the span.
 struct Token<'a> {
@@ -167,7 +104,7 @@ pub(crate) unsafe fn run_span(run: *const RunState, span: &Span, worker: &Worker
             done += unsafe { run_span(run, span, worker) };
             break;
         }
-        let Some((front, end)) = span.take(workers) else {
+        let Some((front, end)) = span.take_share(GUIDED_SHARE * workers) else {
             break;
         };
         if !published && !span.is_empty() {
@@ -183,7 +120,7 @@ pub(crate) unsafe fn run_span(run: *const RunState, span: &Span, worker: &Worker
     if !published {
         return done;
     }
-    reclaim(worker, &token, &job);
+    reclaim(worker, &token.latch, &job);
     // SAFETY: the thief, if any, has set the latch (or never ran): nobody else touches it.
     done + unsafe { *token.thief_done.get() }
 }
@@ -199,45 +136,5 @@ fn run_pushed_above(worker: &WorkerThread, token_job: &JobRef) {
         }
         // SAFETY: a job from our deque runs once, here.
         unsafe { job.execute(worker) };
-    }
-}
-
-/// Pops the token's job back, or waits (running other jobs) until its thief is done.
-fn reclaim(worker: &WorkerThread, token: &Token<'_>, job: &JobRef) {
-    loop {
-        if token.latch.probe() {
-            return;
-        }
-        match worker.pop_local() {
-            // Not stolen: nobody else can reach the token any more.
-            Some(popped) if popped.same_as(job) => return,
-            // SAFETY: a job from our deque runs once, here.
-            Some(other) => unsafe { other.execute(worker) },
-            None => {
-                worker.wait_until(|| token.latch.probe());
-                return;
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_owner_takes_a_guided_share_and_a_thief_half_of_the_rest() {
-        let span = Span::new(0, 1000);
-        // 1 worker: at most 1/16 of what is left.
-        assert_eq!(span.take(1), Some((0, 62)));
-        assert_eq!(span.steal_half(), Some((531, 1000)));
-        assert_eq!(span.take(1), Some((62, 91)));
-        // Small spans go one index at a time.
-        let few = Span::new(5, 8);
-        assert_eq!(few.take(2), Some((5, 6)));
-        assert_eq!(few.steal_half(), Some((7, 8)));
-        assert_eq!(few.take(2), Some((6, 7)));
-        assert_eq!(few.take(2), None);
-        assert_eq!(few.steal_half(), None);
     }
 }
