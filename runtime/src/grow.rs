@@ -16,9 +16,16 @@
 //! - A new task's predecessor counter starts at 1 (a guard held while its edges are added);
 //!   each counted edge adds 1, and dropping the guard after the last edge lets it start at once
 //!   if every predecessor had already finished.
-//! - The run's count of unfinished tasks is raised *before* the adding task finishes (it is
-//!   still counted itself), so it cannot reach zero while a task that may still grow is running;
-//!   the latch is set when it does.
+//! - A new task is counted as unfinished before it can run and before the adding task finishes
+//!   (which is still counted itself), so the count cannot reach zero while a task that may still
+//!   grow is running; the latch is set when it does. The count is either raised, or taken over
+//!   from a task that the adder's chain (`RunState::run_chain`) has finished but not reported
+//!   yet: that task is still counted, so the total still covers every unfinished task, and the
+//!   chain reports one task fewer. A chain also runs the grown tasks it pushed itself (while they
+//!   are on top of its deque), so a tree grown by its own tasks touches the shared count about
+//!   once per stolen job rather than twice per task.
+//! - Grown indices are taken in blocks of 32 per worker, so adding a task touches the shared
+//!   index counter once a block.
 //!
 //! Orderings: an edge push is a `Release` CAS and the close an `AcqRel` swap, so the closer
 //! sees the edges; a CAS that finds the list closed acquires the finished task's writes; the
@@ -26,9 +33,12 @@
 //! of every predecessor.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc, handle_alloc_error};
+use std::cell::Cell;
 use std::marker::PhantomData;
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+use crossbeam_utils::CachePadded;
 
 use crate::context::TaskContext;
 use crate::graph::{TaskId, TaskSlot};
@@ -136,16 +146,6 @@ impl Node {
     }
 }
 
-impl Drop for Node {
-    fn drop(&mut self) {
-        if let Some(slot) = self.take() {
-            // SAFETY: an unconsumed closure is owned by its node and dropped once, here.
-            unsafe { (slot.drop)(slot.data) };
-        }
-        free_list(&self.succ);
-    }
-}
-
 /// log2 of the first segment's length; segment `k` holds `2^(FIRST_LOG + k)` nodes.
 const FIRST_LOG: u32 = 6;
 /// Enough segments for every task index a `u32` can name.
@@ -179,9 +179,17 @@ pub(crate) struct Growth {
     /// Number of tasks in the graph as built; grown task `i` has index `static_tasks + i`.
     static_tasks: usize,
     static_succ: Box<[AtomicPtr<Edge>]>,
+    /// Grown indices handed out, in blocks of [`INDEX_BLOCK`] (some of a block may go unused:
+    /// their nodes stay fresh and unpublished).
     next: AtomicUsize,
+    /// Each worker's current block of grown indices, `end << 32 | next`: a worker takes its
+    /// indices here, on a line of its own, and touches the shared `next` once a block.
+    blocks: Box<[CachePadded<AtomicU64>]>,
     segments: [AtomicPtr<Node>; SEGMENTS],
 }
+
+/// Grown indices a worker takes from the shared counter at a time.
+const INDEX_BLOCK: usize = 32;
 
 // SAFETY: nodes are shared through atomics; a node's closure is written once before it is
 // published and consumed once by the worker that owns the task (see `RunState`).
@@ -190,13 +198,16 @@ unsafe impl Sync for Growth {}
 unsafe impl Send for Growth {}
 
 impl Growth {
-    pub(crate) fn new(static_tasks: usize) -> Self {
+    pub(crate) fn new(static_tasks: usize, workers: usize) -> Self {
         Self {
             static_tasks,
             static_succ: (0..static_tasks)
                 .map(|_| AtomicPtr::new(ptr::null_mut()))
                 .collect(),
             next: AtomicUsize::new(0),
+            blocks: (0..workers.max(1))
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
             segments: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
         }
     }
@@ -227,9 +238,33 @@ impl Growth {
         }
     }
 
-    /// A fresh node and its task index.
-    fn alloc(&self) -> (u32, &Node) {
-        let i = self.next.fetch_add(1, Ordering::Relaxed);
+    /// A grown index nobody else has: the next of `worker`'s block, or the first of a new one.
+    /// Relaxed: only uniqueness is at stake, which each word's modification order gives (an
+    /// index is taken by a successful exchange or by the shared `fetch_add`); a block that
+    /// another thread's store overwrites loses its unused indices, nothing more.
+    fn take_index(&self, worker: usize) -> usize {
+        let slot = &self.blocks[worker % self.blocks.len()];
+        let mut current = slot.load(Ordering::Relaxed);
+        loop {
+            let (next, end) = (current as u32, (current >> 32) as u32);
+            if next >= end {
+                break;
+            }
+            match slot.compare_exchange_weak(current, current + 1, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return next as usize,
+                Err(seen) => current = seen,
+            }
+        }
+        let start = self.next.fetch_add(INDEX_BLOCK, Ordering::Relaxed);
+        if let (Ok(first), Ok(end)) = (u32::try_from(start + 1), u32::try_from(start + INDEX_BLOCK)) {
+            slot.store(u64::from(end) << 32 | u64::from(first), Ordering::Relaxed);
+        }
+        start
+    }
+
+    /// A fresh node and its task index, for a task added on `worker`.
+    fn alloc(&self, worker: usize) -> (u32, &Node) {
+        let i = self.take_index(worker);
         let index = self.static_tasks + i;
         assert!(
             index < (u32::MAX - 1) as usize,
@@ -307,19 +342,32 @@ impl Drop for Growth {
         for head in self.static_succ.iter() {
             free_list(head);
         }
+        // The run is over (its owner saw the latch, set when the last task finished): every
+        // published node's closure was consumed and its list closed, and the other nodes are
+        // fresh, so no node owns anything and a million of them need no pass. Debug builds
+        // check it (a node that did own something would be leaked, not freed twice).
         let handed_out = *self.next.get_mut();
         for (segment, base) in self.segments.iter_mut().enumerate() {
             let base = *base.get_mut();
             if !base.is_null() {
-                // Nodes beyond those handed out are fresh: nothing to drop.
-                let used = handed_out
-                    .saturating_sub(segment_start(segment))
-                    .min(segment_len(segment));
-                // SAFETY: a non-null segment is the allocation of `segment_len(segment)` nodes
-                // made in `alloc`; its first `used` nodes are dropped once, here, and nobody
-                // uses them any more (`&mut self`).
-                unsafe { ptr::slice_from_raw_parts_mut(base, used).drop_in_place() };
-                // SAFETY: the allocation was made in `alloc` with this layout, freed once, here.
+                if cfg!(debug_assertions) {
+                    let used = handed_out
+                        .saturating_sub(segment_start(segment))
+                        .min(segment_len(segment));
+                    // SAFETY: a non-null segment is the allocation of `segment_len(segment)`
+                    // nodes made in `alloc`, initialised (all-zero is a fresh node), and nobody
+                    // else uses them any more (`&mut self`).
+                    let nodes = unsafe { std::slice::from_raw_parts_mut(base, used) };
+                    for node in nodes {
+                        let succ = *node.succ.get_mut();
+                        assert!(
+                            node.take().is_none() && (succ.is_null() || succ == closed()),
+                            "a grown task outlived its run"
+                        );
+                    }
+                }
+                // SAFETY: the allocation was made in `alloc` with this layout, freed once, here;
+                // its nodes own nothing (above), so none needs dropping.
                 unsafe { dealloc(base.cast(), segment_layout(segment)) };
             }
         }
@@ -361,6 +409,8 @@ pub struct Grower<'r, 's> {
     run: &'r RunState,
     worker: &'r WorkerThread,
     current: u32,
+    /// Finished, unreported tasks of the chain running this one (`RunState::run_chain`).
+    credit: &'r Cell<usize>,
     /// Invariant in `'s`, as [`Graph`](crate::Graph) is.
     _borrows: PhantomData<fn(&'s ()) -> &'s ()>,
 }
@@ -373,11 +423,13 @@ impl core::fmt::Debug for Grower<'_, '_> {
     }
 }
 
-/// What a growing task's trampoline needs to build its [`Grower`]: the run and the task.
+/// What a growing task's trampoline needs to build its [`Grower`]: the run, the task, and the
+/// count of tasks its chain finished and has not reported yet (see [`Grower::add_after`]).
 #[derive(Clone, Copy)]
 pub(crate) struct GrowAt<'r> {
     pub(crate) run: &'r RunState,
     pub(crate) task: u32,
+    pub(crate) credit: &'r Cell<usize>,
 }
 
 /// A type-erased growing task: `F` boxed, with trampolines that consume the box.
@@ -428,6 +480,7 @@ impl<'r, 's> Grower<'r, 's> {
             run: at.run,
             worker: ctx.worker(),
             current: at.task,
+            credit: at.credit,
             _borrows: PhantomData,
         }
     }
@@ -467,7 +520,7 @@ impl<'r, 's> Grower<'r, 's> {
                 "{id:?} is not a task of this graph"
             );
         }
-        let (index, node) = growth.alloc();
+        let (index, node) = growth.alloc(self.worker.index);
         let slot = boxed_slot(task);
         // SAFETY: the node was just handed out to us alone, and nobody runs it before its
         // guard is dropped below.
@@ -479,7 +532,13 @@ impl<'r, 's> Grower<'r, 's> {
             }
         };
         node.published.store(true, Ordering::Release);
-        self.run.add_unfinished(1);
+        // Counted as unfinished before it can run. A task this chain finished and has not
+        // reported is still counted in the run's total: the new task takes over its count, and
+        // the chain reports one task fewer, so the shared counter is not touched.
+        match self.credit.get() {
+            0 => self.run.add_unfinished(1),
+            units => self.credit.set(units - 1),
+        }
         for id in before {
             let head = growth.successors(id.0).expect("checked above");
             node.pending.fetch_add(1, Ordering::Relaxed);

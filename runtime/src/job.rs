@@ -35,6 +35,12 @@ impl JobRef {
         std::ptr::eq(self.data, other.data) && self.a == other.a && self.b == other.b
     }
 
+    /// Argument `a` of the job, if it refers to `data` with second argument `b` (a graph run's
+    /// job for one task, say).
+    pub(crate) fn first_arg_if(&self, data: *const (), b: u32) -> Option<u32> {
+        (std::ptr::eq(self.data, data) && self.b == b).then_some(self.a)
+    }
+
     /// Runs the job on `worker`.
     ///
     /// # Safety

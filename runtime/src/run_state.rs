@@ -5,6 +5,7 @@
 //! zero it runs one itself (continuation) and pushes the rest onto its own deque.
 
 use std::any::Any;
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -83,7 +84,7 @@ impl RunState {
             root_bits: graph.root_bits(),
             root_span: graph.root_span(),
             workers: pool.num_workers().clamp(1, u32::MAX as usize) as u32,
-            growth: graph.is_growing().then(|| Growth::new(tasks)),
+            growth: graph.is_growing().then(|| Growth::new(tasks, pool.num_workers())),
             remaining: CachePadded::new(AtomicUsize::new(tasks)),
             poisoned: AtomicBool::new(false),
             first_panic: Mutex::new(None),
@@ -216,11 +217,14 @@ impl RunState {
     /// The caller owns task `index`.
     unsafe fn run_chain(&self, mut index: u32, worker: &WorkerThread) -> usize {
         let this: *const RunState = self;
-        let mut done = 0;
+        // Tasks this chain finished and has not reported yet: they are still counted in
+        // `remaining`, so a grown task added here may take over one's count (`Growth::credit`)
+        // instead of raising the shared counter.
+        let unreported = Cell::new(0usize);
         loop {
             // SAFETY: we own `index` (caller's contract, then the counter protocol below).
-            unsafe { self.run_task(index, worker) };
-            done += 1;
+            unsafe { self.run_task(index, worker, &unreported) };
+            unreported.set(unreported.get() + 1);
             let mut next = None;
             let mut ready = |s: u32| {
                 if let Some(other) = next.replace(s) {
@@ -244,9 +248,21 @@ impl RunState {
             if let Some(growth) = &self.growth {
                 growth.finish_task(index, &mut ready);
             }
-            match next {
-                Some(s) => index = s,
-                None => return done,
+            if let Some(s) = next {
+                index = s;
+                continue;
+            }
+            match self.growth.as_ref().and_then(|_| worker.pop_local()) {
+                // A task this chain grew and pushed, still on top of our deque: run it here too,
+                // so its count joins this chain's report rather than a report of its own.
+                Some(job) => match job.first_arg_if(this.cast(), SINGLE_TASK) {
+                    Some(s) => index = s,
+                    None => {
+                        worker.push(job);
+                        return unreported.get();
+                    }
+                },
+                None => return unreported.get(),
             }
         }
     }
@@ -255,7 +271,7 @@ impl RunState {
     ///
     /// # Safety
     /// The caller owns task `index`, whose closure has not been consumed yet.
-    unsafe fn run_task(&self, index: u32, worker: &WorkerThread) {
+    unsafe fn run_task(&self, index: u32, worker: &WorkerThread, unreported: &Cell<usize>) {
         let (data, call, drop) = match &self.growth {
             Some(growth) if growth.is_grown(index) => {
                 // SAFETY: we own task `index` (caller).
@@ -280,6 +296,7 @@ impl RunState {
             let at = GrowAt {
                 run: self,
                 task: index,
+                credit: unreported,
             };
             // SAFETY: we own the unconsumed closure; it is consumed here.
             catch_unwind(AssertUnwindSafe(|| unsafe { call(data, &ctx, at) }))
