@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the runtime's scheduler tests (small graphs, DAG order, join, panics, nested runs, pools
-# crossing each other) under ThreadSanitizer, with the pinned nightly of scripts/nightly.env and
-# its rust-src component, which this script installs when missing. The standard library is
-# rebuilt with the sanitizer (-Zbuild-std), in target/tsan so the normal build is untouched.
+# crossing each other, graphs that grow, loops split on demand) under ThreadSanitizer, with the
+# pinned nightly of scripts/nightly.env and its rust-src component, which this script installs
+# when missing. The standard library is rebuilt with the sanitizer (-Zbuild-std), in target/tsan
+# so the normal build is untouched.
 #
 #   scripts/tsan.sh          the runtime's tests (what CI runs)
 #   scripts/tsan.sh --full   also ntt-pcs's unit tests (the streaming hasher's atomic meeting
@@ -30,7 +31,7 @@ tsan_test() {
         --config 'profile.dev.package."*".opt-level=1' --config profile.test.opt-level=1 "$@"
 }
 tsan_test -p ntt-runtime --test small_graphs --test dag_order --test join --test panics \
-    --test nested --test cross_pool
+    --test nested --test cross_pool --test grow --test small_growth --test adaptive
 if [[ $full == 1 ]]; then
     tsan_test -p ntt-pcs --lib --test commit_encoder
 fi
