@@ -9,13 +9,9 @@
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
+use ntt_benches::Samples;
 use ntt_benches::trees::{graph_tree, join_tree, tree_sum};
 use ntt_runtime::ThreadPoolBuilder;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn main() {
     let mut args = std::env::args().skip(1).map(|a| a.parse::<u32>());
@@ -40,7 +36,12 @@ fn main() {
         .expect("pool");
     let leaves = 1u64 << log_leaves;
     let sums: Vec<AtomicU64> = (0..2 * leaves).map(|_| AtomicU64::new(0)).collect();
-    let (mut build, mut run, mut whole, mut join) = (vec![], vec![], vec![], vec![]);
+    let (mut build, mut run, mut whole, mut join) = (
+        Samples::default(),
+        Samples::default(),
+        Samples::default(),
+        Samples::default(),
+    );
     // One more run than counted: the first faults in the graph's arrays.
     for r in 0..=runs {
         let start = Instant::now();
@@ -54,19 +55,20 @@ fn main() {
         let join_end = Instant::now();
         assert_eq!(joined, tree_sum(leaves));
         if r > 0 {
-            build.push((built - start).as_secs_f64() * 1e3);
-            run.push((end - built).as_secs_f64() * 1e3);
-            whole.push((end - start).as_secs_f64() * 1e3);
-            join.push((join_end - end).as_secs_f64() * 1e3);
+            build.secs.push((built - start).as_secs_f64());
+            run.secs.push((end - built).as_secs_f64());
+            whole.secs.push((end - start).as_secs_f64());
+            join.secs.push((join_end - end).as_secs_f64());
         }
     }
-    let (whole, join) = (median(whole), median(join));
+    let ms = |s: &Samples| s.median() * 1e3;
+    let (whole, join) = (ms(&whole), ms(&join));
     println!(
         "2^{log_leaves} leaves, {} workers, medians of {runs}: graph tree {whole:.2} ms \
          (build {:.2}, run {:.2}), join {join:.2} ms, graph / join {:.2}",
         pool.num_workers(),
-        median(build),
-        median(run),
+        ms(&build),
+        ms(&run),
         whole / join
     );
 }

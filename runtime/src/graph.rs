@@ -87,8 +87,10 @@ unsafe fn call_task<F: FnOnce(&TaskContext<'_>)>(data: NonNull<u8>, ctx: &TaskCo
 /// A graph of tasks that may borrow data living for `'s`, built inside
 /// [`ThreadPool::run`](crate::ThreadPool::run).
 ///
-/// Adding a task costs one bump allocation in the graph's arena (no per-task heap allocation);
-/// adding a dependency appends one edge.
+/// Adding a task appends 40 bytes (a 32-byte entry and 8 bytes of links): its closure lives in
+/// the entry when it is at most 24 bytes, else in the graph's bump arena (no per-task heap
+/// allocation either way); adding a dependency updates two entries, and appends an edge from a
+/// task's second successor on.
 ///
 /// The borrow checker keeps tasks honest. A task cannot borrow data that dies before the run
 /// ends, such as a local of the closure that builds the graph:
@@ -127,8 +129,9 @@ pub struct Graph<'s> {
     tasks: Vec<Task>,
     links: Vec<Links>,
     overflow: Vec<Overflow>,
-    /// Bit `i` is set while task `i` has no predecessor (bits past the last task are set too
-    /// and ignored), so the roots are known without a pass over the tasks.
+    /// Bit `i` is set while task `i` has no predecessor (bits past the last task are set too,
+    /// until [`Graph::prepare`] clears them), so the roots are known without a pass over the
+    /// tasks.
     root_bits: Vec<u64>,
     /// The span of task indices that holds every root, found by [`Graph::prepare`].
     root_span: (u32, u32),
@@ -379,12 +382,12 @@ impl<'s> Graph<'s> {
         &self.root_bits
     }
 
-    /// Every task's closure and further successors, in the order added.
+    /// Every task's closure, in the order added.
     pub(crate) fn tasks(&self) -> &[Task] {
         &self.tasks
     }
 
-    /// Every task's predecessor counter and first successor.
+    /// Every task's predecessor counter and successors.
     pub(crate) fn links(&self) -> &[Links] {
         &self.links
     }
@@ -408,7 +411,7 @@ impl<'s> Graph<'s> {
 #[cold]
 #[inline(never)]
 fn too_many_tasks() -> ! {
-    panic!("a graph holds at most 2^31 - 2 tasks as built")
+    panic!("a graph holds at most 2^31 - 1 tasks as built")
 }
 
 #[cold]
@@ -436,15 +439,35 @@ pub(crate) fn for_each_successor(links: &Links, overflow: &[Overflow], mut each:
     }
 }
 
+/// Calls `each` on every `i` in `start..end` whose bit (bit `i % 64` of word `i / 64`) is set,
+/// in order: the roots among those task indices, given a graph's root bits.
+#[inline]
+pub(crate) fn for_each_set_bit(bits: &[u64], start: usize, end: usize, mut each: impl FnMut(usize)) {
+    let mut word_start = start & !63;
+    while word_start < end {
+        let mut word = bits[word_start / 64];
+        if word_start < start {
+            word &= !0 << (start - word_start);
+        }
+        if end - word_start < 64 {
+            word &= (1 << (end - word_start)) - 1;
+        }
+        while word != 0 {
+            each(word_start + word.trailing_zeros() as usize);
+            word &= word - 1;
+        }
+        word_start += 64;
+    }
+}
+
 /// Kahn's algorithm on a copy of the counters: every task must become ready.
 fn check_acyclic(links: &[Links], overflow: &[Overflow], root_bits: &[u64]) -> Result<(), CycleError> {
     let mut left: Vec<u32> = links
         .iter()
         .map(|l| l.pending.load(std::sync::atomic::Ordering::Relaxed))
         .collect();
-    let mut stack: Vec<u32> = (0..links.len() as u32)
-        .filter(|&i| root_bits[i as usize / 64] & (1 << (i % 64)) != 0)
-        .collect();
+    let mut stack = Vec::new();
+    for_each_set_bit(root_bits, 0, links.len(), |i| stack.push(i as u32));
     let mut seen = 0usize;
     while let Some(t) = stack.pop() {
         seen += 1;

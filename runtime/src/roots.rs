@@ -83,7 +83,7 @@ unsafe fn execute_token(data: *const (), _: u32, _: u32, worker: &WorkerThread) 
 pub(crate) unsafe fn run_span(run: *const RunState, span: &Span, worker: &WorkerThread) -> usize {
     // SAFETY: alive for this call (caller's contract).
     let state = unsafe { &*run };
-    let workers = state.workers();
+    let divisor = GUIDED_SHARE.saturating_mul(state.workers());
     let token = Token {
         span,
         run,
@@ -104,7 +104,7 @@ pub(crate) unsafe fn run_span(run: *const RunState, span: &Span, worker: &Worker
             done += unsafe { run_span(run, span, worker) };
             break;
         }
-        let Some((front, end)) = span.take_share(GUIDED_SHARE * workers) else {
+        let Some((front, end)) = span.take_share(divisor) else {
             break;
         };
         if !published && !span.is_empty() {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crossbeam_utils::CachePadded;
 
 use crate::context::TaskContext;
-use crate::graph::{Graph, NO_TASK, Overflow, for_each_successor};
+use crate::graph::{Graph, NO_TASK, Overflow, for_each_set_bit, for_each_successor};
 use crate::grow::{GrowAt, Growth};
 use crate::job::JobRef;
 use crate::latch::Latch;
@@ -171,26 +171,11 @@ impl RunState {
     /// # Safety
     /// The caller owns the roots among `start..end` (it took those indices from a span).
     pub(crate) unsafe fn run_roots_in(&self, start: u32, end: u32, worker: &WorkerThread) -> usize {
-        let bits = self.root_bits();
-        let (start, end) = (start as usize, end as usize);
         let mut done = 0;
-        let mut word_start = start & !63;
-        while word_start < end {
-            let mut word = bits[word_start / 64];
-            if word_start < start {
-                word &= !0 << (start - word_start);
-            }
-            if end - word_start < 64 {
-                word &= (1 << (end - word_start)) - 1;
-            }
-            while word != 0 {
-                let root = word_start + word.trailing_zeros() as usize;
-                word &= word - 1;
-                // SAFETY: a root among our indices is ours.
-                done += unsafe { self.run_chain(root as u32, worker) };
-            }
-            word_start += 64;
-        }
+        for_each_set_bit(self.root_bits(), start as usize, end as usize, |root| {
+            // SAFETY: a root among our indices is ours.
+            done += unsafe { self.run_chain(root as u32, worker) };
+        });
         done
     }
 
@@ -218,8 +203,8 @@ impl RunState {
     unsafe fn run_chain(&self, mut index: u32, worker: &WorkerThread) -> usize {
         let this: *const RunState = self;
         // Tasks this chain finished and has not reported yet: they are still counted in
-        // `remaining`, so a grown task added here may take over one's count (`Growth::credit`)
-        // instead of raising the shared counter.
+        // `remaining`, so a grown task added here may take over one's count
+        // (`Grower::add_after`) instead of raising the shared counter.
         let unreported = Cell::new(0usize);
         loop {
             // SAFETY: we own `index` (caller's contract, then the counter protocol below).
