@@ -57,7 +57,7 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use ntt_benches::trees::{graph_tree, join_tree, leaf};
+use ntt_benches::trees::{graph_tree, graph_tree_depth_first, join_tree, leaf};
 use ntt_kernels::Backend;
 use ntt_pcs::Committer;
 use ntt_pcs::{CommitParams, Encoder};
@@ -292,6 +292,15 @@ fn fork_join(c: &mut Criterion) {
     let sums: Vec<AtomicU64> = (0..2 * leaves).map(|_| AtomicU64::new(0)).collect();
     group.bench_function(BenchmarkId::new("ntt_graph_tree", &param), |b| {
         b.iter(|| assert_eq!(graph_tree(&pool, LOG_LEAVES, &sums, || {}), expect));
+    });
+    let post_order_sums: Vec<AtomicU64> = (0..2 * leaves - 1).map(|_| AtomicU64::new(0)).collect();
+    group.bench_function(BenchmarkId::new("ntt_graph_tree_depth_first", &param), |b| {
+        b.iter(|| {
+            assert_eq!(
+                graph_tree_depth_first(&pool, LOG_LEAVES, &post_order_sums, || {}),
+                expect
+            )
+        });
     });
     group.bench_function(BenchmarkId::new("ntt_grown_tree", &param), |b| {
         b.iter(|| assert_eq!(ntt_grown_tree(&pool, LOG_LEAVES), expect));

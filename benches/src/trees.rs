@@ -69,6 +69,56 @@ pub fn graph_tree(pool: &ThreadPool, log_leaves: u32, sums: &[AtomicU64], built:
     sums[1].load(Ordering::Relaxed)
 }
 
+/// The same reduction tree built depth-first, as a streaming builder adds it: leaf by leaf,
+/// each node as soon as its two children exist (post-order), so a node's children sit just
+/// before it and `sums` is indexed by task index (`2^(log_leaves + 1) - 1` words). The run
+/// then walks the arrays nearly in order, as `join`'s recursion walks its stack. `built` is
+/// called as the build ends. Returns the root's sum.
+///
+/// # Panics
+/// If `sums` does not have `2^(log_leaves + 1) - 1` words.
+pub fn graph_tree_depth_first(
+    pool: &ThreadPool,
+    log_leaves: u32,
+    sums: &[AtomicU64],
+    built: impl FnOnce(),
+) -> u64 {
+    let leaves = 1usize << log_leaves;
+    assert_eq!(sums.len(), 2 * leaves - 1, "one sum per task");
+    let root = sums.len() - 1;
+    sums[root].store(0, Ordering::Relaxed);
+    pool.run(|g| {
+        for i in 0..leaves {
+            let slot = &sums[g.len()];
+            g.add(move |_| slot.store(leaf(i as u64), Ordering::Relaxed));
+            // Leaf `i` completes one subtree per trailing one bit of `i`, the one of 2^h
+            // leaves at height h. Its root comes next: its right child's root just before it,
+            // its left child's 2^h - 1 tasks (the right subtree) before that.
+            for h in 1..=(!i).trailing_zeros().min(log_leaves) {
+                let k = g.len();
+                let (left, right) = (k - (1 << h), k - 1);
+                let (Some(l), Some(r)) = (g.task_id(left), g.task_id(right)) else {
+                    unreachable!("both children were added")
+                };
+                // The subtree's own sums, from its left child's to its root's. One slice keeps
+                // the closure small enough to live inline.
+                let span = &sums[left..=k];
+                g.add_after([l, r], move |_| {
+                    let [.., r, k] = span else {
+                        unreachable!("a span holds both children and the root")
+                    };
+                    k.store(
+                        span[0].load(Ordering::Relaxed) + r.load(Ordering::Relaxed),
+                        Ordering::Relaxed,
+                    );
+                });
+            }
+        }
+        built();
+    });
+    sums[root].load(Ordering::Relaxed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +132,11 @@ mod tests {
             let mut built = false;
             assert_eq!(graph_tree(&pool, log, &sums, || built = true), tree_sum(1 << log));
             assert!(built);
+            let sums: Vec<AtomicU64> = (0..(2usize << log) - 1).map(|_| AtomicU64::new(0)).collect();
+            assert_eq!(
+                graph_tree_depth_first(&pool, log, &sums, || {}),
+                tree_sum(1 << log)
+            );
             assert_eq!(
                 pool.join(|c| join_tree(c, 0, 1 << log), |_| 0).0,
                 tree_sum(1 << log)

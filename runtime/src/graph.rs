@@ -219,7 +219,7 @@ impl<'s> Graph<'s> {
         self.add_typed(task)
     }
 
-    #[inline]
+    #[inline(always)]
     fn add_typed<F: FnOnce(&TaskContext<'_>) + Send + 's>(&mut self, task: F) -> TaskId {
         let vtable = const { &TaskVTable::of::<F>(call_task::<F>) };
         let task = Task::new(task, vtable, &mut self.arena);
@@ -254,7 +254,7 @@ impl<'s> Graph<'s> {
     }
 
     /// Appends `task` as a root (no predecessors yet).
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, task: Task) -> TaskId {
         let index = self.tasks.len();
         if index >= MAX_TASKS {
@@ -269,12 +269,50 @@ impl<'s> Graph<'s> {
         TaskId(index)
     }
 
+    /// Adds a task that runs once every task in `before` has finished: [`Graph::add`] and a
+    /// [`Graph::depend`] from each of `before`, in one step and with one check per edge.
+    /// Every task in `before` was added earlier, so a graph built only with `add` and
+    /// `add_after` cannot have a cycle and is never checked for one. Listing a task twice adds
+    /// two edges, as two `depend` calls would.
+    ///
+    /// # Panics
+    /// If a task in `before` was not added to this graph before this one, or as
+    /// [`Graph::add`].
+    #[inline(always)]
+    pub fn add_after(
+        &mut self,
+        before: impl IntoIterator<Item = TaskId>,
+        task: impl FnOnce(&TaskContext<'_>) + Send + 's,
+    ) -> TaskId {
+        let id = self.add_typed(task);
+        let a = id.0;
+        // Each edge is counted as it is linked, so the graph stays consistent for a caller
+        // that catches a panic of this loop (a bad id, or the iterator's own).
+        for b in before {
+            if b.0 >= a {
+                not_added_before(b, id);
+            }
+            let pending = self.links[a].pending.get_mut();
+            if *pending == 0 {
+                // No longer a root.
+                self.root_bits[a / 64] &= !(1 << (a % 64));
+            }
+            *pending = pending
+                .checked_add(1)
+                .expect("a task has at most u32::MAX predecessors");
+            self.edges += 1;
+            // Indices fit: both are below `MAX_TASKS`.
+            self.link(b.0, a as u32);
+        }
+        id
+    }
+
     /// `after` runs only once `before` has finished.
     ///
     /// # Panics
     /// If either id does not belong to this graph (is not below [`Graph::len`]). A dependency
     /// cycle is reported when the graph runs.
-    #[inline]
+    #[inline(always)]
     pub fn depend(&mut self, before: TaskId, after: TaskId) {
         let (b, a) = (before.0, after.0);
         if b >= self.tasks.len() || a >= self.tasks.len() {
@@ -290,9 +328,14 @@ impl<'s> Graph<'s> {
             .expect("a task has at most u32::MAX predecessors");
         self.backward |= b >= a;
         self.edges += 1;
-        let first = self.links[b].first;
         // Indices fit: both are below `MAX_TASKS`.
-        let a = a as u32;
+        self.link(b, a as u32);
+    }
+
+    /// Records `a` as a successor of `b` (the count at `a` is the caller's).
+    #[inline(always)]
+    fn link(&mut self, b: usize, a: u32) {
+        let first = self.links[b].first;
         self.links[b].first = if first == NO_TASK {
             a
         } else {
@@ -412,6 +455,12 @@ impl<'s> Graph<'s> {
 #[inline(never)]
 fn too_many_tasks() -> ! {
     panic!("a graph holds at most 2^31 - 1 tasks as built")
+}
+
+#[cold]
+#[inline(never)]
+fn not_added_before(before: TaskId, task: TaskId) -> ! {
+    panic!("add_after: {before:?} is not a task added to this graph before {task:?}")
 }
 
 #[cold]

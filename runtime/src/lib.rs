@@ -44,6 +44,7 @@ mod adaptive;
 mod arena;
 mod context;
 pub mod cpu_time;
+mod estimate;
 mod global;
 mod graph;
 mod grow;

@@ -4,31 +4,33 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_deque::Worker;
 
 use crate::context::TaskContext;
+use crate::estimate::EstimateScale;
 use crate::graph::Graph;
 use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::panic::{RunError, TaskPanic};
 use crate::placement::{self, PinPolicy, WorkerPlacement};
-use crate::registry::{Registry, WorkerThread};
+use crate::registry::{GuestParts, Registry, WorkerThread};
 use crate::run_state::RunState;
-use crate::scratch::ScratchStack;
 use crate::topology::{Topology, WorkerBudget, WorkerLayout};
 
 /// What handing a graph to the workers costs the calling thread, about: waking a parked
-/// worker and, at the end, being woken (two wake-ups of 15-60 µs on the machines measured in
-/// `docs/PERFORMANCE.md`). Graphs whose work saves less than this run inline when their
-/// caller says how big they are ([`ThreadPool::with_work_estimate`]).
-pub const HANDOFF_COST: Duration = Duration::from_micros(60);
+/// worker and, at the end, being woken (a round trip of 15-60 µs on the machines measured in
+/// `docs/PERFORMANCE.md`), and the imbalance of a job with few tasks. Measured on a 2-vCPU
+/// AMD EPYC (Zen 5) guest, a small commit handed to 2 workers took 60-80 µs longer than half
+/// its inline time. Graphs whose work saves less than this run inline when their caller says
+/// how big they are ([`ThreadPool::with_work_estimate`]).
+pub const HANDOFF_COST: Duration = Duration::from_micros(80);
 
 thread_local! {
-    /// The scratch buffers of this thread's guest context, kept between inline runs so they
-    /// are not allocated (and page-faulted) again for every small graph.
-    static GUEST_SCRATCH: Cell<Option<ScratchStack>> = const { Cell::new(None) };
+    /// The deque and scratch buffers of this thread's guest context, kept between inline runs
+    /// so they are not allocated (and page-faulted) again for every small graph.
+    static GUEST_PARTS: Cell<Option<GuestParts>> = const { Cell::new(None) };
 }
 
 /// Most workers a pool may have; far beyond any machine the engine targets, and small enough
@@ -211,6 +213,7 @@ impl ThreadPoolBuilder {
         );
         Ok(ThreadPool {
             handoff_cost: self.handoff_cost.unwrap_or(HANDOFF_COST),
+            estimate_scale: EstimateScale::new(),
             registry,
             handles,
             budgets,
@@ -258,6 +261,8 @@ pub struct ThreadPool {
     pin: PinPolicy,
     warnings: Vec<String>,
     handoff_cost: Duration,
+    /// How the inline runs' real times compare with their estimates (`estimate.rs`).
+    estimate_scale: EstimateScale,
 }
 
 impl core::fmt::Debug for ThreadPool {
@@ -365,9 +370,20 @@ impl ThreadPool {
     /// waking the caller; see [`ThreadPoolBuilder::handoff_cost`]), and `p` workers save at
     /// most `work * (p - 1) / p`; a graph runs inline when that saving is smaller than the
     /// hand-off. With one worker that is always (unless the hand-off cost is set to zero).
+    /// `work` is first scaled by [`ThreadPool::estimate_scale`], what this pool's inline runs
+    /// have shown its callers' estimates to be off by.
     pub fn runs_inline(&self, work: Duration) -> bool {
+        let work = self.estimate_scale.apply(work);
         let p = self.num_workers() as u128;
         work.as_nanos().saturating_mul(p - 1) < self.handoff_cost.as_nanos() * p
+    }
+
+    /// The factor this pool applies to work estimates: the running mean of how long the
+    /// inline runs of [`ThreadPool::with_work_estimate`] really took over what they were
+    /// estimated at (1.0 until one has run). A caller's cost model tuned on another machine
+    /// is off by a constant factor here; this is it.
+    pub fn estimate_scale(&self) -> f64 {
+        self.estimate_scale.factor()
     }
 
     /// Runs `f` on the calling thread; when `work` (the caller's estimate of the sequential
@@ -381,10 +397,14 @@ impl ThreadPool {
         if on_a_worker || !self.runs_inline(work) {
             return f();
         }
-        let scratch = GUEST_SCRATCH.take().unwrap_or_else(ScratchStack::new);
-        let guest = WorkerThread::guest(Arc::clone(&self.registry), scratch);
+        let parts = GUEST_PARTS.take().unwrap_or_default();
+        let guest = WorkerThread::guest(Arc::clone(&self.registry), parts);
+        let started = EstimateScale::times(work).then(Instant::now);
         let out = guest.enter(f);
-        GUEST_SCRATCH.set(Some(guest.into_scratch()));
+        if let Some(started) = started {
+            self.estimate_scale.observe(work, started.elapsed());
+        }
+        GUEST_PARTS.set(Some(guest.into_guest_parts()));
         out
     }
 

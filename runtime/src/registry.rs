@@ -85,6 +85,23 @@ thread_local! {
     static CURRENT: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
 }
 
+/// What a thread's guest contexts keep between inline runs: the deque and the scratch
+/// buffers. A small encode runs inline hundreds of thousands of times a second; allocating a
+/// fresh deque (its buffer and its shared block) for each was 4 % of such a loop.
+pub(crate) struct GuestParts {
+    deque: Worker<JobRef>,
+    scratch: ScratchStack,
+}
+
+impl Default for GuestParts {
+    fn default() -> Self {
+        Self {
+            deque: Worker::new_lifo(),
+            scratch: ScratchStack::new(),
+        }
+    }
+}
+
 /// One worker thread's private state. Lives on the worker's stack for its whole life.
 pub(crate) struct WorkerThread {
     pub(crate) index: usize,
@@ -134,21 +151,28 @@ impl WorkerThread {
     }
 
     /// A guest context for the calling thread (not a worker of `registry`'s pool): it runs
-    /// everything it starts itself, reporting worker 0's index, with `scratch` as its buffers.
-    pub(crate) fn guest(registry: Arc<Registry>, scratch: ScratchStack) -> Self {
+    /// everything it starts itself, reporting worker 0's index, with `parts` (an empty deque
+    /// and scratch buffers) as its own.
+    pub(crate) fn guest(registry: Arc<Registry>, parts: GuestParts) -> Self {
+        debug_assert!(parts.deque.is_empty(), "a guest starts with an empty deque");
         Self {
             index: 0,
-            deque: Worker::new_lifo(),
+            deque: parts.deque,
             registry,
             victims: Box::default(),
-            scratch,
+            scratch: parts.scratch,
             guest: true,
         }
     }
 
-    /// Gives back the guest's scratch buffers.
-    pub(crate) fn into_scratch(self) -> ScratchStack {
-        self.scratch
+    /// Gives back the guest's deque (empty: a guest finishes everything it starts) and
+    /// scratch buffers, for the thread's next guest context.
+    pub(crate) fn into_guest_parts(self) -> GuestParts {
+        debug_assert!(self.deque.is_empty(), "a guest finishes everything it starts");
+        GuestParts {
+            deque: self.deque,
+            scratch: self.scratch,
+        }
     }
 
     /// Whether this is a guest context (see [`WorkerThread::guest`]).

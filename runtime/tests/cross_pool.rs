@@ -145,6 +145,42 @@ fn small_graphs_run_inline_on_the_caller_and_large_ones_on_the_workers() {
 }
 
 #[test]
+fn the_pool_scales_estimates_by_what_its_inline_runs_took() {
+    watchdog(30, || {
+        let pool = ntt_runtime::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin(PinPolicy::None)
+            .handoff_cost(Duration::from_millis(1))
+            .build()
+            .expect("pool");
+        // Two workers save half the work: inline below 2 ms of it.
+        assert_eq!(pool.estimate_scale(), 1.0);
+        assert!(pool.runs_inline(Duration::from_micros(1500)));
+        assert!(!pool.runs_inline(Duration::from_millis(10)));
+        // Estimated at 1.5 ms, done at once: the estimates are far too high.
+        for _ in 0..60 {
+            pool.with_work_estimate(Duration::from_micros(1500), || {});
+        }
+        assert!(pool.estimate_scale() < 0.2, "{}", pool.estimate_scale());
+        assert!(pool.runs_inline(Duration::from_millis(10)));
+        // Estimated at 100 µs, taking at least 800 µs: far too low.
+        for _ in 0..60 {
+            pool.with_work_estimate(Duration::from_micros(100), || {
+                std::thread::sleep(Duration::from_micros(800));
+            });
+        }
+        assert!(pool.estimate_scale() > 4.0, "{}", pool.estimate_scale());
+        assert!(!pool.runs_inline(Duration::from_micros(1500)));
+        // Runs estimated too small to time leave the scale alone.
+        let before = pool.estimate_scale();
+        pool.with_work_estimate(Duration::from_nanos(100), || {
+            std::thread::sleep(Duration::from_millis(5));
+        });
+        assert_eq!(pool.estimate_scale(), before);
+    });
+}
+
+#[test]
 fn inline_runs_report_panics_cycles_and_scratch_like_pool_runs() {
     std::panic::set_hook(Box::new(|_| {}));
     watchdog(30, || {

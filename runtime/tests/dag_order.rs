@@ -5,7 +5,7 @@ mod common;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 use common::{pool, watchdog};
-use ntt_runtime::{PinPolicy, TaskId, ThreadPool};
+use ntt_runtime::{PinPolicy, TaskContext, TaskId, ThreadPool};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -46,24 +46,55 @@ fn random_dag(rng: &mut ChaCha8Rng) -> Dag {
     Dag { n, preds, add_order }
 }
 
+/// What the tasks of a DAG saw as they ran: how often each ran, and how many started before
+/// one of their predecessors had finished.
+struct Watch {
+    finished: Vec<AtomicBool>,
+    runs: Vec<AtomicU32>,
+    early: AtomicUsize,
+}
+
+impl Watch {
+    fn new(n: usize) -> Self {
+        Self {
+            finished: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            early: AtomicUsize::new(0),
+        }
+    }
+
+    /// Task `t`'s body: checks its predecessors finished, then counts itself.
+    fn task<'a>(&'a self, t: usize, preds: &'a [usize]) -> impl FnOnce(&TaskContext<'_>) + Send + 'a {
+        move |_| {
+            for &p in preds {
+                if !self.finished[p].load(Ordering::Relaxed) {
+                    self.early.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            self.runs[t].fetch_add(1, Ordering::Relaxed);
+            self.finished[t].store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Every task ran once, after all its predecessors.
+    fn check(&self) {
+        assert_eq!(
+            self.early.load(Ordering::Relaxed),
+            0,
+            "a task started before a predecessor finished"
+        );
+        for (t, r) in self.runs.iter().enumerate() {
+            assert_eq!(r.load(Ordering::Relaxed), 1, "task {t} ran {r:?} times");
+        }
+    }
+}
+
 fn check_dag(pool: &ThreadPool, dag: &Dag) {
-    let finished: Vec<AtomicBool> = (0..dag.n).map(|_| AtomicBool::new(false)).collect();
-    let runs: Vec<AtomicU32> = (0..dag.n).map(|_| AtomicU32::new(0)).collect();
-    let early = AtomicUsize::new(0);
+    let watch = Watch::new(dag.n);
     pool.run(|g| {
         let mut ids: Vec<Option<TaskId>> = vec![None; dag.n];
         for &t in &dag.add_order {
-            let (finished, runs, early) = (&finished, &runs, &early);
-            let preds = &dag.preds[t];
-            ids[t] = Some(g.add(move |_| {
-                for &p in preds {
-                    if !finished[p].load(Ordering::Relaxed) {
-                        early.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                runs[t].fetch_add(1, Ordering::Relaxed);
-                finished[t].store(true, Ordering::Relaxed);
-            }));
+            ids[t] = Some(g.add(watch.task(t, &dag.preds[t])));
         }
         for (t, preds) in dag.preds.iter().enumerate() {
             for &p in preds {
@@ -71,14 +102,7 @@ fn check_dag(pool: &ThreadPool, dag: &Dag) {
             }
         }
     });
-    assert_eq!(
-        early.load(Ordering::Relaxed),
-        0,
-        "a task started before a predecessor finished"
-    );
-    for (t, r) in runs.iter().enumerate() {
-        assert_eq!(r.load(Ordering::Relaxed), 1, "task {t} ran {r:?} times");
-    }
+    watch.check();
 }
 
 fn random_dags_on(workers: usize, pin: PinPolicy, dags: usize, seed: u64) {
@@ -86,8 +110,72 @@ fn random_dags_on(workers: usize, pin: PinPolicy, dags: usize, seed: u64) {
         let pool = pool(workers, pin);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         for _ in 0..dags {
-            check_dag(&pool, &random_dag(&mut rng));
+            let dag = random_dag(&mut rng);
+            check_dag(&pool, &dag);
+            check_dag_built_with_add_after(&pool, &dag);
         }
+    });
+}
+
+/// As [`check_dag`], the tasks added in the DAG's topological order, each with
+/// `Graph::add_after` over its predecessors (duplicates included).
+fn check_dag_built_with_add_after(pool: &ThreadPool, dag: &Dag) {
+    let watch = Watch::new(dag.n);
+    pool.run(|g| {
+        let mut ids: Vec<TaskId> = Vec::with_capacity(dag.n);
+        for (t, preds) in dag.preds.iter().enumerate() {
+            let before: Vec<TaskId> = preds.iter().map(|&p| ids[p]).collect();
+            ids.push(g.add_after(before, watch.task(t, preds)));
+        }
+        let edges: usize = dag.preds.iter().map(Vec::len).sum();
+        assert_eq!(g.dependency_count(), edges);
+    });
+    watch.check();
+}
+
+#[test]
+fn add_after_refuses_a_task_not_added_before_and_leaves_the_graph_runnable() {
+    watchdog(30, || {
+        let pool = pool(2, PinPolicy::None);
+        // An id past the end of the next graph: the third task of this one.
+        let mut foreign = None;
+        pool.run(|g| {
+            g.add(|_| {});
+            g.add(|_| {});
+            foreign = Some(g.add(|_| {}));
+        });
+        let foreign = foreign.expect("added");
+        let (first, second) = (AtomicU32::new(0), AtomicU32::new(0));
+        let second_saw_first = AtomicBool::new(false);
+        pool.run(|g| {
+            let a = g.add(|_| {
+                first.fetch_add(1, Ordering::Relaxed);
+            });
+            // `a` is linked, then the foreign id panics: the task keeps its one edge.
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                g.add_after([a, foreign], |_| {
+                    second_saw_first.store(first.load(Ordering::Relaxed) == 1, Ordering::Relaxed);
+                    second.fetch_add(1, Ordering::Relaxed);
+                });
+            }));
+            let message = caught.expect_err("a foreign id panics");
+            let message = message
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .unwrap_or_default();
+            assert!(
+                message.contains("not a task added to this graph before"),
+                "{message}"
+            );
+            assert_eq!(g.len(), 2);
+            assert_eq!(g.dependency_count(), 1);
+        });
+        assert_eq!(first.load(Ordering::Relaxed), 1);
+        assert_eq!(second.load(Ordering::Relaxed), 1);
+        assert!(
+            second_saw_first.load(Ordering::Relaxed),
+            "the kept edge was not honoured"
+        );
     });
 }
 
