@@ -550,7 +550,8 @@ fn committer_on(pool: &Arc<ThreadPool>) -> Committer {
 
 /// Small commits (encode + BLAKE3 commitment, rate 1/2, lane-major witness of `2^log_rows`
 /// rows) through the pool against the same commit run inline on the calling thread. The
-/// variants are timed in turn, sample after sample, so drifting load hits them alike; medians.
+/// variants are timed in turn, sample after sample and in a rotating order, so drifting load
+/// and the state one variant leaves the CPUs in hit them alike; medians.
 fn small_commits() {
     const SAMPLES: usize = 41;
     let inline_pool = pool_of(2, None);
@@ -576,14 +577,19 @@ fn small_commits() {
             };
             let mut times = vec![Vec::with_capacity(SAMPLES); variants.len() + 1];
             let mut root = None;
-            for _ in 0..SAMPLES {
-                let (t, r) = inline_pool.with_work_estimate(Duration::ZERO, || commit(&inline));
-                times[0].push(t);
-                assert_eq!(*root.get_or_insert(r), r);
-                for (i, c) in committers.iter().enumerate() {
-                    let (t, r) = commit(c);
-                    times[i + 1].push(t);
-                    assert_eq!(r, root.expect("set"), "roots differ");
+            for sample in 0..SAMPLES {
+                // The order rotates from sample to sample: the variant timed right after
+                // another one's hand-off (or after the inline run) finds the CPUs in a
+                // different state, and a fixed order would charge that to one variant.
+                for k in 0..=committers.len() {
+                    let v = (k + sample) % (committers.len() + 1);
+                    let (t, r) = if v == 0 {
+                        inline_pool.with_work_estimate(Duration::ZERO, || commit(&inline))
+                    } else {
+                        commit(&committers[v - 1])
+                    };
+                    times[v].push(t);
+                    assert_eq!(*root.get_or_insert(r), r, "roots differ");
                 }
             }
             let medians: Vec<Duration> = times

@@ -287,24 +287,50 @@ impl<'s> Graph<'s> {
         let id = self.add_typed(task);
         let a = id.0;
         // Each edge is counted as it is linked, so the graph stays consistent for a caller
-        // that catches a panic of this loop (a bad id, or the iterator's own).
+        // that catches a panic of this loop (a bad id, or the iterator's own). The task is
+        // new, so its count is the number of edges so far: stored, never read back (a load
+        // right after the push that wrote the links waits on that store).
+        let mut count = 0u32;
         for b in before {
             if b.0 >= a {
                 not_added_before(b, id);
             }
-            let pending = self.links[a].pending.get_mut();
-            if *pending == 0 {
-                // No longer a root.
-                self.root_bits[a / 64] &= !(1 << (a % 64));
-            }
-            *pending = pending
+            count = count
                 .checked_add(1)
                 .expect("a task has at most u32::MAX predecessors");
-            self.edges += 1;
-            // Indices fit: both are below `MAX_TASKS`.
-            self.link(b.0, a as u32);
+            // SAFETY: `a` was just pushed, with its links and its word of root bits (the three
+            // arrays grow together in `push`), and `b.0 < a`.
+            unsafe { self.link_new(b.0, a, count) };
         }
         id
+    }
+
+    /// Counts the `count`-th edge into the newest task `a` and records it at `b`.
+    ///
+    /// # Safety
+    /// `b < a < self.len()`: the links and root bits of both exist.
+    #[inline(always)]
+    unsafe fn link_new(&mut self, b: usize, a: usize, count: u32) {
+        debug_assert!(b < a && a < self.links.len() && a / 64 < self.root_bits.len());
+        if count == 1 {
+            // No longer a root.
+            // SAFETY: word `a / 64` exists (caller).
+            unsafe { *self.root_bits.get_unchecked_mut(a / 64) &= !(1 << (a % 64)) };
+        }
+        // SAFETY: `a` is below the number of links (caller).
+        unsafe { *self.links.get_unchecked_mut(a).pending.get_mut() = count };
+        self.edges += 1;
+        // Indices fit: both are below `MAX_TASKS`.
+        let a = a as u32;
+        // SAFETY: `b` is below the number of links (caller).
+        let first = unsafe { self.links.get_unchecked(b).first };
+        let first = if first == NO_TASK {
+            a
+        } else {
+            self.add_successor(first, a)
+        };
+        // SAFETY: as above; `add_successor` only appends to the overflow list.
+        unsafe { self.links.get_unchecked_mut(b).first = first };
     }
 
     /// `after` runs only once `before` has finished.
