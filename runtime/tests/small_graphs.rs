@@ -29,6 +29,25 @@ fn diamond_and_fan_out_run_in_order() {
     assert_eq!(order[0], 0);
     assert_eq!(order[3], 3);
 
+    // The same diamond with `add_after`, plus a task after all four (one listed twice), and
+    // more tasks than a word of root bits.
+    let order = std::sync::Mutex::new(Vec::new());
+    let log = |i: usize| order.lock().expect("log").push(i);
+    pool.run(|g| {
+        let roots: Vec<TaskId> = (0..70).map(|i| g.add(move |_| log(100 + i))).collect();
+        let a = g.add_after([roots[69]], move |_| log(0));
+        let b = g.add_after([a], move |_| log(1));
+        let c = g.add_after([a], move |_| log(2));
+        let d = g.add_after([b, c], move |_| log(3));
+        g.add_after([a, b, c, d, d], move |_| log(4));
+        assert_eq!(g.dependency_count(), 10);
+    });
+    let order = order.into_inner().expect("log");
+    assert_eq!(order.len(), 75);
+    let at = |i: usize| order.iter().position(|&x| x == i).expect("ran");
+    assert!(at(169) < at(0) && at(0) < at(1) && at(0) < at(2));
+    assert!(at(1) < at(3) && at(2) < at(3) && at(3) < at(4));
+
     let hits: Vec<AtomicUsize> = (0..20).map(|_| AtomicUsize::new(0)).collect();
     pool.for_each(0..20, 3, |r, _| {
         for i in r {
