@@ -4,9 +4,10 @@
 //! estimate whether a job is worth handing to the workers. A caller's cost model is tuned on
 //! some machine; on another the same job may take half the time (a CPU whose carry-less
 //! multiplies are twice as fast), and then jobs that gain nothing from the workers are
-//! handed to them. Every inline run is timed on its thread, alone, so it measures the
-//! estimate's error exactly; the pool keeps a running mean of `actual / estimate` and scales
-//! later estimates by it.
+//! handed to them. An inline run runs on its caller alone, so timing it measures the
+//! estimate's error exactly; each thread times one in [`TIME_ONE_IN`] of its inline runs, and
+//! the pool keeps a running mean of `actual / estimate` over them and scales later estimates
+//! by it.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -21,6 +22,15 @@ const MAX_STEP: u32 = 8;
 const WEIGHT: u64 = 8;
 /// Runs estimated below this are not timed: a clock read is then a visible part of the run.
 const MIN_TIMED: Duration = Duration::from_micros(2);
+/// Of the runs long enough to time, a thread times one in this many: two clock reads cost
+/// 2 % of a 2 µs encode (measured), an eighth of that is noise, and the mean still follows
+/// within a few dozen runs.
+const TIME_ONE_IN: u32 = 8;
+
+thread_local! {
+    /// Runs this thread could have timed since it last timed one.
+    static UNTIMED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
 
 /// The running mean of `actual / estimate` over the inline runs, as a multiple of [`ONE`].
 #[derive(Debug)]
@@ -38,9 +48,23 @@ impl EstimateScale {
         Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
     }
 
-    /// Whether a run estimated at `estimate` is timed for [`EstimateScale::observe`].
+    /// Whether a run estimated at `estimate` is long enough to be timed for
+    /// [`EstimateScale::observe`].
     pub(crate) fn times(estimate: Duration) -> bool {
         estimate >= MIN_TIMED
+    }
+
+    /// Whether this thread times its next run estimated at `estimate`: one in
+    /// [`TIME_ONE_IN`] of those long enough, the first one included.
+    pub(crate) fn samples(estimate: Duration) -> bool {
+        Self::times(estimate)
+            && UNTIMED
+                .try_with(|n| {
+                    let k = n.get();
+                    n.set(if k + 1 >= TIME_ONE_IN { 0 } else { k + 1 });
+                    k == 0
+                })
+                .unwrap_or(false)
     }
 
     /// Folds in one inline run that took `actual` for an (uncorrected) `estimate`.

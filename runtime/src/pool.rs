@@ -399,7 +399,7 @@ impl ThreadPool {
         }
         let parts = GUEST_PARTS.take().unwrap_or_default();
         let guest = WorkerThread::guest(Arc::clone(&self.registry), parts);
-        let started = EstimateScale::times(work).then(Instant::now);
+        let started = EstimateScale::samples(work).then(Instant::now);
         let out = guest.enter(f);
         if let Some(started) = started {
             self.estimate_scale.observe(work, started.elapsed());

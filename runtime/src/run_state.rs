@@ -143,7 +143,13 @@ impl RunState {
         self.remaining.fetch_add(tasks, Ordering::Relaxed);
     }
 
+    /// The first task panic, once the run is over (its latch seen set).
     pub(crate) fn take_panic(&self) -> Option<Box<dyn Any + Send + 'static>> {
+        // Every task's writes, `poison`'s included, happen before the latch the caller saw
+        // set, so a run that nothing poisoned reads `false` here and skips the lock.
+        if !self.poisoned.load(Ordering::Relaxed) {
+            return None;
+        }
         self.first_panic.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 

@@ -157,16 +157,17 @@ fn the_pool_scales_estimates_by_what_its_inline_runs_took() {
         assert_eq!(pool.estimate_scale(), 1.0);
         assert!(pool.runs_inline(Duration::from_micros(1500)));
         assert!(!pool.runs_inline(Duration::from_millis(10)));
-        // Estimated at 1.5 ms, done at once: the estimates are far too high.
-        for _ in 0..60 {
+        // Estimated at 1.5 ms, done at once: the estimates are far too high. (A thread times
+        // one inline run in eight.)
+        for _ in 0..480 {
             pool.with_work_estimate(Duration::from_micros(1500), || {});
         }
         assert!(pool.estimate_scale() < 0.2, "{}", pool.estimate_scale());
         assert!(pool.runs_inline(Duration::from_millis(10)));
-        // Estimated at 100 µs, taking at least 800 µs: far too low.
-        for _ in 0..60 {
-            pool.with_work_estimate(Duration::from_micros(100), || {
-                std::thread::sleep(Duration::from_micros(800));
+        // Estimated at 20 µs, taking at least 200 µs: far too low.
+        for _ in 0..480 {
+            pool.with_work_estimate(Duration::from_micros(20), || {
+                std::thread::sleep(Duration::from_micros(200));
             });
         }
         assert!(pool.estimate_scale() > 4.0, "{}", pool.estimate_scale());
