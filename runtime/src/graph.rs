@@ -320,17 +320,9 @@ impl<'s> Graph<'s> {
         // SAFETY: `a` is below the number of links (caller).
         unsafe { *self.links.get_unchecked_mut(a).pending.get_mut() = count };
         self.edges += 1;
-        // Indices fit: both are below `MAX_TASKS`.
-        let a = a as u32;
-        // SAFETY: `b` is below the number of links (caller).
-        let first = unsafe { self.links.get_unchecked(b).first };
-        let first = if first == NO_TASK {
-            a
-        } else {
-            self.add_successor(first, a)
-        };
-        // SAFETY: as above; `add_successor` only appends to the overflow list.
-        unsafe { self.links.get_unchecked_mut(b).first = first };
+        // SAFETY: `b` is below the number of links (caller). Indices fit: both are below
+        // `MAX_TASKS`.
+        unsafe { self.link(b, a as u32) };
     }
 
     /// `after` runs only once `before` has finished.
@@ -354,19 +346,27 @@ impl<'s> Graph<'s> {
             .expect("a task has at most u32::MAX predecessors");
         self.backward |= b >= a;
         self.edges += 1;
-        // Indices fit: both are below `MAX_TASKS`.
-        self.link(b, a as u32);
+        // SAFETY: `b` is below the number of tasks, checked above, and so of links. Indices
+        // fit: both are below `MAX_TASKS`.
+        unsafe { self.link(b, a as u32) };
     }
 
     /// Records `a` as a successor of `b` (the count at `a` is the caller's).
+    ///
+    /// # Safety
+    /// `b < self.links.len()`.
     #[inline(always)]
-    fn link(&mut self, b: usize, a: u32) {
-        let first = self.links[b].first;
-        self.links[b].first = if first == NO_TASK {
+    unsafe fn link(&mut self, b: usize, a: u32) {
+        debug_assert!(b < self.links.len());
+        // SAFETY: `b` is below the number of links (caller).
+        let first = unsafe { self.links.get_unchecked(b).first };
+        let first = if first == NO_TASK {
             a
         } else {
             self.add_successor(first, a)
         };
+        // SAFETY: as above; `add_successor` only appends to the overflow list.
+        unsafe { self.links.get_unchecked_mut(b).first = first };
     }
 
     /// A task whose successors are `first` (see [`Links::first`]) gets one more, `a`: returns
