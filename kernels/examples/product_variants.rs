@@ -23,18 +23,17 @@ mod x86 {
     use ntt_kernels::reference::mul_bitwise;
     use std::time::Instant;
 
-    /// `g(n ^ (n>>1) ^ (n>>3))` with `g(s) = s ^ s<<1 ^ s<<3 ^ s<<4`: the spill of `hi·0x1B`
-    /// above x^63 as a function of `hi >> 60`, multiplied back by 0x1B.
-    const SPILL: [u8; 16] = {
-        let mut t = [0u8; 16];
-        let mut n = 0;
-        while n < 16 {
-            let s = n ^ (n >> 1) ^ (n >> 3);
-            t[n] = (s ^ (s << 1) ^ (s << 3) ^ (s << 4)) as u8;
-            n += 1;
-        }
-        t
-    };
+    /// The spill table of the shift reduction, from the definition: for `hi = n << 60`, what
+    /// `hi ^ hi<<1 ^ hi<<3 ^ hi<<4` (mod 2^64) leaves out of `hi · x^64 mod p`, where
+    /// `x^64 ≡ x^4 + x^3 + x + 1 = 0x1B`. The lower bits of `hi` never spill, so `hi >> 60`
+    /// indexes it.
+    fn spill() -> [u8; 16] {
+        core::array::from_fn(|n| {
+            let hi = (n as u64) << 60;
+            let shifted = hi ^ (hi << 1) ^ (hi << 3) ^ (hi << 4);
+            u8::try_from(mul_bitwise(hi, 0x1B) ^ shifted).expect("the spill fits in a byte")
+        })
+    }
 
     /// Eight products `v·t`, reduced by shifts and the spill table.
     #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
@@ -119,11 +118,12 @@ mod x86 {
         x
     }
 
-    /// [`SPILL`] in every 128-bit lane.
+    /// [`spill`] in every 128-bit lane.
     #[target_feature(enable = "avx512f")]
     fn spill_table() -> __m512i {
-        // SAFETY: `SPILL` is 16 readable bytes.
-        _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(SPILL.as_ptr().cast()) })
+        let bytes = spill();
+        // SAFETY: `bytes` is 16 readable bytes.
+        _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) })
     }
 
     /// The variants' names, in the order [`run`] takes them.
