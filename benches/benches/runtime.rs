@@ -62,6 +62,9 @@ use ntt_kernels::Backend;
 use ntt_pcs::Committer;
 use ntt_pcs::{CommitParams, Encoder};
 use ntt_runtime::{Grower, TaskContext, TaskId, ThreadPool, ThreadPoolBuilder};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 fn threads() -> usize {
@@ -577,12 +580,15 @@ fn small_commits() {
             };
             let mut times = vec![Vec::with_capacity(SAMPLES); variants.len() + 1];
             let mut root = None;
-            for sample in 0..SAMPLES {
-                // The order rotates from sample to sample: the variant timed right after
-                // another one's hand-off (or after the inline run) finds the CPUs in a
-                // different state, and a fixed order would charge that to one variant.
-                for k in 0..=committers.len() {
-                    let v = (k + sample) % (committers.len() + 1);
+            let mut order: Vec<usize> = (0..=committers.len()).collect();
+            let mut rng = ChaCha8Rng::seed_from_u64(u64::from(log_rows) << 8 | lanes as u64);
+            for _ in 0..SAMPLES {
+                // A fresh random order each sample: the variant timed right after another
+                // finds that one's workers still spinning (or the CPUs in the state its run
+                // left), and a fixed order, or one that only rotates (where each variant
+                // always follows the same one), would charge that to one variant.
+                order.shuffle(&mut rng);
+                for &v in &order {
                     let (t, r) = if v == 0 {
                         inline_pool.with_work_estimate(Duration::ZERO, || commit(&inline))
                     } else {

@@ -1,6 +1,9 @@
 //! Times one encode shape: `cargo run --release -p ntt-pcs --example encode_speed -- \
 //!   [log_rows] [lanes] [log_inv_rate] [workers] [reps] [in_place|rows|lanes] [plan-config json]`.
 //! Prints the plan, then the median and spread of `reps` warm encodes and ns per lane-butterfly.
+//! With `NTT_PROFILE_LOOP=N` it then runs N more encodes back to back with no clock read between
+//! them (the per-encode clocks cost as much as a 2^10-word encode) and prints their mean: the loop
+//! to put under a profiler for small shapes.
 
 use ntt_pcs::{CommitParams, Encoder, Expansion, MessageLayout, PlanConfig, Shape};
 use ntt_runtime::cpu_time::process_cpu;
@@ -68,7 +71,7 @@ fn main() {
     let median = times[times.len() / 2];
     let ns = median * 1e9 / shape.lane_butterflies() as f64;
     println!(
-        "{mode} {shape} workers {workers} backend {}: median {:.2} ms (min {:.2}, max {:.2}), {ns:.3} ns/lane-butterfly",
+        "{mode} {shape} workers {workers} backend {}: median {:.4} ms (min {:.4}, max {:.4}), {ns:.3} ns/lane-butterfly",
         backend.name(),
         median * 1e3,
         times[0] * 1e3,
@@ -79,4 +82,23 @@ fn main() {
         cpu[cpu.len() / 2] * 1e3,
         cpu[cpu.len() / 2] * 1e9 / shape.lane_butterflies() as f64
     );
+
+    if let Some(n) = std::env::var("NTT_PROFILE_LOOP")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+    {
+        let t0 = Instant::now();
+        for _ in 0..n {
+            if mode == "in_place" {
+                data[..msg.len()].copy_from_slice(&msg);
+                enc.encode_in_place(&mut data, params.layout(MessageLayout::Rows), None)
+                    .expect("encode");
+            } else {
+                enc.encode(&msg, &mut out, params.layout(layout), None)
+                    .expect("encode");
+            }
+        }
+        let mean = t0.elapsed().as_secs_f64() / f64::from(n.max(1));
+        println!("  {n} encodes back to back: mean {:.3} µs", mean * 1e6);
+    }
 }

@@ -22,10 +22,23 @@ use crate::topology::{Topology, WorkerBudget, WorkerLayout};
 /// What handing a graph to the workers costs the calling thread, about: waking a parked
 /// worker and, at the end, being woken (a round trip of 15-60 µs on the machines measured in
 /// `docs/PERFORMANCE.md`), and the imbalance of a job with few tasks. Measured on a 2-vCPU
-/// AMD EPYC (Zen 5) guest, a small commit handed to 2 workers took 60-80 µs longer than half
-/// its inline time. Graphs whose work saves less than this run inline when their caller says
-/// how big they are ([`ThreadPool::with_work_estimate`]).
-pub const HANDOFF_COST: Duration = Duration::from_micros(80);
+/// AMD EPYC (Zen 5) guest, a small commit handed to 2 workers took 22-55 µs longer than half
+/// its inline time once the whole encode was one installed job that wakes both workers
+/// together ([`ThreadPool::install`]; 60-80 µs before, with one hand-off per pass and one
+/// wake-up after the other). The cost is set above that middle so that a commit near the
+/// boundary stays inline: there a hand-off gains 10 % at best and loses 40 % at worst. Graphs
+/// whose work saves less than this run inline when their caller says how big they are
+/// ([`ThreadPool::with_work_estimate`]).
+pub const HANDOFF_COST: Duration = Duration::from_micros(60);
+
+/// How many workers a graph handed over from outside the pool wakes at once.
+#[derive(Clone, Copy)]
+enum Handoff {
+    /// One: more wake as its tasks are published.
+    One,
+    /// Two: the graph's one task spreads its work at once (an installed job).
+    Spreading,
+}
 
 thread_local! {
     /// The deque and scratch buffers of this thread's guest context, kept between inline runs
@@ -328,6 +341,16 @@ impl ThreadPool {
     /// [`RunError::Panicked`] with the payload of the first task that panicked;
     /// [`RunError::Cycle`] when the dependencies form a cycle (no task runs then).
     pub fn try_run<'s>(&self, build: impl FnOnce(&mut Graph<'s>)) -> Result<(), RunError> {
+        self.try_run_handing(build, Handoff::One)
+    }
+
+    /// [`ThreadPool::try_run`], waking one worker for the graph when called from outside the
+    /// pool, or two when its work is known to spread at once ([`ThreadPool::install`]).
+    fn try_run_handing<'s>(
+        &self,
+        build: impl FnOnce(&mut Graph<'s>),
+        handoff: Handoff,
+    ) -> Result<(), RunError> {
         let mut graph = Graph::new();
         build(&mut graph);
         if graph.is_empty() {
@@ -350,7 +373,10 @@ impl ThreadPool {
                 unsafe { RunState::execute_roots(this, w) };
                 w.wait_until(|| state.latch.probe());
             } else {
-                self.registry.inject(RunState::roots_job(this));
+                match handoff {
+                    Handoff::One => self.registry.inject(RunState::roots_job(this)),
+                    Handoff::Spreading => self.registry.inject_spreading(RunState::roots_job(this)),
+                }
                 match foreign {
                     // A worker of another pool keeps that pool going while it waits.
                     Some(w) => w.wait_until(|| state.latch.probe()),
@@ -406,6 +432,35 @@ impl ThreadPool {
         }
         GUEST_PARTS.set(Some(guest.into_guest_parts()));
         out
+    }
+
+    /// Runs `f` on a worker of this pool and returns what it returns: every graph, `join` and
+    /// loop `f` starts then runs nested on that worker (which executes its first tasks and
+    /// helps with the rest), so a caller with several runs in a row hands work to the pool
+    /// once, not once per run. Each hand-off costs a worker's wake-up and then the caller's
+    /// (about [`HANDOFF_COST`] in all); a commit of two passes paid it twice. On a worker of
+    /// this pool, or inline on a guest ([`ThreadPool::with_work_estimate`]), `f` simply runs.
+    ///
+    /// # Panics
+    /// Re-raises a panic of `f`.
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        let here = WorkerThread::with_any(|w| {
+            w.is_some_and(|w| w.is_guest() || Arc::ptr_eq(&w.registry, &self.registry))
+        });
+        if here {
+            return f();
+        }
+        let mut out = None;
+        let ran = self.try_run_handing(
+            |g| {
+                g.add(|_| out = Some(f()));
+            },
+            Handoff::Spreading,
+        );
+        if let Err(e) = ran {
+            e.resume();
+        }
+        out.expect("the installed task ran")
     }
 
     /// [`ThreadPool::try_run`] with an estimate of the graph's sequential time: a small graph
@@ -520,6 +575,67 @@ mod tests {
         });
         assert_eq!(sleep.wakes(), before, "an inline run woke the parked worker");
     }
+    /// Waits until `n` workers are parked.
+    fn until_parked(sleep: &crate::sleep::Sleep, n: usize) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while sleep.sleepers() < n {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the idle workers never parked"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// An installed job wakes a second worker with the first (their wake-ups overlap rather
+    /// than follow each other): one wake-up more than a plain run of one task.
+    #[test]
+    #[cfg_attr(miri, ignore = "waits for workers to park")]
+    fn an_installed_job_wakes_two_workers_at_once() {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(4)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool");
+        let sleep = &pool.registry.sleep;
+        until_parked(sleep, 4);
+        let before = sleep.wakes();
+        pool.run(|g| {
+            g.add(|_| {});
+        });
+        let plain = sleep.wakes() - before;
+        until_parked(sleep, 4);
+        let before = sleep.wakes();
+        assert_eq!(pool.install(|| 5), 5);
+        let installed = sleep.wakes() - before;
+        assert_eq!(
+            installed,
+            plain + 1,
+            "plain run woke {plain}, installed job {installed}"
+        );
+    }
+
+    /// Inside an inline run (a guest), or on a worker, `install` runs its job where it is.
+    #[test]
+    fn install_runs_in_place_on_a_guest_or_a_worker() {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool");
+        let caller = std::thread::current().id();
+        let on = pool.with_work_estimate(Duration::ZERO, || pool.install(|| std::thread::current().id()));
+        assert_eq!(on, caller, "a guest's install left its thread");
+        let (outer, inner) = pool.install(|| {
+            (
+                std::thread::current().id(),
+                pool.install(|| std::thread::current().id()),
+            )
+        });
+        assert_eq!(outer, inner, "an install on a worker moved to another thread");
+        assert_ne!(outer, caller);
+    }
+
     /// A job handed over from a thread outside the pool wakes the worker pinned to that
     /// thread's CPU (which the caller is about to leave free), not a worker elsewhere.
     #[test]

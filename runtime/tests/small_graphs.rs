@@ -147,6 +147,35 @@ fn nested_runs_and_scratch_do_not_alias() {
     assert_eq!(total.load(Ordering::Relaxed), 12);
 }
 
+/// An installed job runs on a worker: its loops and graphs run nested there (both workers
+/// take part), its value comes back, and its panic reaches the caller with the pool intact.
+#[test]
+fn an_installed_job_runs_its_loops_nested_and_returns_or_panics() {
+    let pool = pool(2);
+    let caller = std::thread::current().id();
+    let total = AtomicUsize::new(0);
+    let (on, sum) = pool.install(|| {
+        pool.for_each(0..8, 1, |r, _| {
+            total.fetch_add(r.len(), Ordering::Relaxed);
+        });
+        let mut pair = (0, 0);
+        pool.run(|g| {
+            let a = g.add(|_| pair.0 = 1);
+            let b = g.add(|ctx| ctx.pool().for_each(0..4, 1, |_, _| {}));
+            g.depend(a, b);
+        });
+        (std::thread::current().id(), pair.0 + pool.join(|_| 2, |_| 3).1)
+    });
+    assert_ne!(on, caller, "the job ran on the calling thread");
+    assert_eq!((total.load(Ordering::Relaxed), sum), (8, 4));
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| -> u32 { panic!("installed job failed") })
+    }));
+    let payload = caught.expect_err("the panic reaches the caller");
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"installed job failed"));
+    assert_eq!(pool.install(|| 7), 7, "the pool still runs jobs");
+}
+
 #[test]
 fn pools_start_and_stop_cleanly() {
     for n in [1, 2, 4] {

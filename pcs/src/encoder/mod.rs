@@ -180,9 +180,14 @@ impl Encoder {
         Ok(())
     }
 
+    /// Runs the encode inline when it is too small to hand off, else as one job installed on
+    /// the pool: its passes then follow each other on the workers without going back to the
+    /// caller between them.
     fn run(&self, run: &Run<'_>) -> Result<(), EncodeError> {
         self.pool
-            .with_work_estimate(run.work_estimate(), || run.forward(&self.pool))
+            .with_work_estimate(run.work_estimate(), || {
+                self.pool.install(|| run.forward(&self.pool))
+            })
             .map_err(|p| EncodeError::TaskPanicked(p.to_string()))
     }
 
@@ -291,15 +296,18 @@ impl Encoder {
         // SAFETY: `data` is borrowed mutably for the whole call and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
-        Run {
+        let run = Run {
             backend: self.backend,
             twiddles: &self.twiddles,
             plan: &plan,
             dst,
             msg: Message::InPlace,
             sink: None,
-        }
-        .inverse(&self.pool)
-        .map_err(|p| EncodeError::TaskPanicked(p.to_string()))
+        };
+        self.pool
+            .with_work_estimate(run.work_estimate(), || {
+                self.pool.install(|| run.inverse(&self.pool))
+            })
+            .map_err(|p| EncodeError::TaskPanicked(p.to_string()))
     }
 }
