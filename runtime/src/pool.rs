@@ -22,23 +22,11 @@ use crate::topology::{Topology, WorkerBudget, WorkerLayout};
 /// What handing a graph to the workers costs the calling thread, about: waking a parked
 /// worker and, at the end, being woken (a round trip of 15-60 µs on the machines measured in
 /// `docs/PERFORMANCE.md`), and the imbalance of a job with few tasks. Measured on a 2-vCPU
-/// AMD EPYC (Zen 5) guest, a small commit handed to 2 workers took 22-55 µs longer than half
-/// its inline time once the whole encode was one installed job that wakes both workers
-/// together ([`ThreadPool::install`]; 60-80 µs before, with one hand-off per pass and one
-/// wake-up after the other). The cost is set above that middle so that a commit near the
-/// boundary stays inline: there a hand-off gains 10 % at best and loses 40 % at worst. Graphs
+/// AMD EPYC (Zen 5) guest, a small commit handed to 2 workers took 60-80 µs longer than half
+/// its inline time (for a whole commit installed as one job, [`ThreadPool::install`]). Graphs
 /// whose work saves less than this run inline when their caller says how big they are
 /// ([`ThreadPool::with_work_estimate`]).
-pub const HANDOFF_COST: Duration = Duration::from_micros(60);
-
-/// How many workers a graph handed over from outside the pool wakes at once.
-#[derive(Clone, Copy)]
-enum Handoff {
-    /// One: more wake as its tasks are published.
-    One,
-    /// Two: the graph's one task spreads its work at once (an installed job).
-    Spreading,
-}
+pub const HANDOFF_COST: Duration = Duration::from_micros(80);
 
 thread_local! {
     /// The deque and scratch buffers of this thread's guest context, kept between inline runs
@@ -341,16 +329,6 @@ impl ThreadPool {
     /// [`RunError::Panicked`] with the payload of the first task that panicked;
     /// [`RunError::Cycle`] when the dependencies form a cycle (no task runs then).
     pub fn try_run<'s>(&self, build: impl FnOnce(&mut Graph<'s>)) -> Result<(), RunError> {
-        self.try_run_handing(build, Handoff::One)
-    }
-
-    /// [`ThreadPool::try_run`], waking one worker for the graph when called from outside the
-    /// pool, or two when its work is known to spread at once ([`ThreadPool::install`]).
-    fn try_run_handing<'s>(
-        &self,
-        build: impl FnOnce(&mut Graph<'s>),
-        handoff: Handoff,
-    ) -> Result<(), RunError> {
         let mut graph = Graph::new();
         build(&mut graph);
         if graph.is_empty() {
@@ -373,10 +351,7 @@ impl ThreadPool {
                 unsafe { RunState::execute_roots(this, w) };
                 w.wait_until(|| state.latch.probe());
             } else {
-                match handoff {
-                    Handoff::One => self.registry.inject(RunState::roots_job(this)),
-                    Handoff::Spreading => self.registry.inject_spreading(RunState::roots_job(this)),
-                }
+                self.registry.inject(RunState::roots_job(this));
                 match foreign {
                     // A worker of another pool keeps that pool going while it waits.
                     Some(w) => w.wait_until(|| state.latch.probe()),
@@ -451,15 +426,9 @@ impl ThreadPool {
             return f();
         }
         let mut out = None;
-        let ran = self.try_run_handing(
-            |g| {
-                g.add(|_| out = Some(f()));
-            },
-            Handoff::Spreading,
-        );
-        if let Err(e) = ran {
-            e.resume();
-        }
+        self.run(|g| {
+            g.add(|_| out = Some(f()));
+        });
         out.expect("the installed task ran")
     }
 
@@ -575,46 +544,6 @@ mod tests {
         });
         assert_eq!(sleep.wakes(), before, "an inline run woke the parked worker");
     }
-    /// Waits until `n` workers are parked.
-    fn until_parked(sleep: &crate::sleep::Sleep, n: usize) {
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while sleep.sleepers() < n {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the idle workers never parked"
-            );
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
-
-    /// An installed job wakes a second worker with the first (their wake-ups overlap rather
-    /// than follow each other): one wake-up more than a plain run of one task.
-    #[test]
-    #[cfg_attr(miri, ignore = "waits for workers to park")]
-    fn an_installed_job_wakes_two_workers_at_once() {
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(4)
-            .pin(PinPolicy::None)
-            .build()
-            .expect("pool");
-        let sleep = &pool.registry.sleep;
-        until_parked(sleep, 4);
-        let before = sleep.wakes();
-        pool.run(|g| {
-            g.add(|_| {});
-        });
-        let plain = sleep.wakes() - before;
-        until_parked(sleep, 4);
-        let before = sleep.wakes();
-        assert_eq!(pool.install(|| 5), 5);
-        let installed = sleep.wakes() - before;
-        assert_eq!(
-            installed,
-            plain + 1,
-            "plain run woke {plain}, installed job {installed}"
-        );
-    }
-
     /// Inside an inline run (a guest), or on a worker, `install` runs its job where it is.
     #[test]
     fn install_runs_in_place_on_a_guest_or_a_worker() {

@@ -73,13 +73,6 @@ impl Registry {
         self.sleep.notify_injected(self.local.current());
     }
 
-    /// [`Registry::inject`] for a job that spreads at once: wakes a second worker beside the
-    /// first (see [`Sleep::notify_injected_pair`]).
-    pub(crate) fn inject_spreading(&self, job: JobRef) {
-        self.injector.push(job);
-        self.sleep.notify_injected_pair(self.local.current());
-    }
-
     /// Stops the workers once they run out of work; they exit their loops.
     pub(crate) fn terminate(&self) {
         self.terminate.store(true, Ordering::SeqCst);

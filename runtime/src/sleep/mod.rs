@@ -202,42 +202,6 @@ impl Sleep {
         }
     }
 
-    /// [`Sleep::notify_injected`] for a job that will spread at once (a whole encode installed
-    /// on the pool): also wakes the parked worker nearest the first, told to look at the
-    /// first's deque. Woken one after the other, the second would start only after the first
-    /// had woken and published work (two wake-ups in a row, 30 µs each on a virtual machine);
-    /// woken together, their wake-ups overlap. A second worker that finds nothing spins its
-    /// rounds and parks again.
-    pub(crate) fn notify_injected_pair(&self, local: Option<usize>) {
-        fence(Ordering::SeqCst);
-        if self.sleepers.load(Ordering::SeqCst) == 0 {
-            return;
-        }
-        let mut parked = self.lock();
-        let Some(first) = local
-            .filter(|&w| parked.is_parked(w))
-            .or_else(|| parked.idle.last().copied())
-        else {
-            return;
-        };
-        self.take_locked(&mut parked, first);
-        let second = self.near[first]
-            .iter()
-            .take(NEAR_SCAN)
-            .copied()
-            .find(|&w| parked.is_parked(w))
-            .or_else(|| parked.idle.last().copied());
-        if let Some(w) = second {
-            self.slots[w].hint.store(first, Ordering::Relaxed);
-            self.take_locked(&mut parked, w);
-        }
-        drop(parked);
-        self.unpark(first);
-        if let Some(w) = second {
-            self.unpark(w);
-        }
-    }
-
     /// Wakes one parked worker, if any, for a job left on the injector: the most recently
     /// parked one.
     pub(crate) fn notify_any(&self) {
@@ -275,19 +239,13 @@ impl Sleep {
     /// Removes `w` from `idle` and wakes it; the system call happens after the lock is
     /// released, so the woken thread never finds the lock held by its waker.
     fn wake_locked(&self, mut parked: MutexGuard<'_, Parked>, w: usize) {
-        self.take_locked(&mut parked, w);
-        drop(parked);
-        self.unpark(w);
-    }
-
-    /// Removes parked worker `w` from `idle` and marks it woken; the caller unparks it once
-    /// the lock is released.
-    fn take_locked(&self, parked: &mut Parked, w: usize) {
         #[cfg(test)]
         self.wakes.fetch_add(1, Ordering::Relaxed);
         parked.remove(w);
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
         self.slots[w].woken.store(true, Ordering::Release);
+        drop(parked);
+        self.unpark(w);
     }
 
     fn unpark(&self, w: usize) {
