@@ -254,7 +254,7 @@ fn resolve_worker_count(
 /// Dropping the pool stops and joins its workers (unless it is dropped from one of its own
 /// workers, which then exit on their own).
 pub struct ThreadPool {
-    registry: Arc<Registry>,
+    pub(crate) registry: Arc<Registry>,
     handles: Vec<JoinHandle<()>>,
     budgets: Vec<WorkerBudget>,
     placements: Vec<WorkerPlacement>,

@@ -131,6 +131,46 @@ fn a_one_worker_pool_and_an_inline_run_stay_on_one_thread() {
     });
 }
 
+/// Inline on its caller, a loop runs its grains in order; a panic stops it there (the grains
+/// after it are skipped) and comes back as the loop's error, and nested loops run inline too.
+#[test]
+fn an_inline_loop_runs_its_grains_in_order_and_stops_at_a_panic() {
+    quiet_panics();
+    watchdog(60, || {
+        let pool = pool(2, PinPolicy::None);
+        let seen = Mutex::new(Vec::new());
+        pool.with_work_estimate(Duration::from_nanos(1), || {
+            pool.for_each_adaptive(3..13, 3, |r, ctx| {
+                seen.lock().expect("seen").push(r.clone());
+                ctx.pool().for_each_adaptive(0..4, 1, |inner, _| {
+                    seen.lock()
+                        .expect("seen")
+                        .push(100 + inner.start..100 + inner.end);
+                });
+            });
+        });
+        let inner: Vec<_> = (100..104).map(|i| i..i + 1).collect();
+        let mut want = Vec::new();
+        for r in [3..6, 6..9, 9..12, 12..13] {
+            want.push(r);
+            want.extend(inner.iter().cloned());
+        }
+        assert_eq!(*seen.lock().expect("seen"), want);
+
+        let ran = Mutex::new(Vec::new());
+        let result = pool.with_work_estimate(Duration::from_nanos(1), || {
+            pool.try_for_each_adaptive(0..10, 2, |r, _| {
+                ran.lock().expect("ran").push(r.start);
+                assert!(r.start != 4, "grain at 4 failed");
+            })
+        });
+        let err = result.expect_err("the panic is the loop's error");
+        assert_eq!(err.message(), Some("grain at 4 failed"));
+        assert_eq!(*ran.lock().expect("ran"), [0, 2, 4], "grains after the panic ran");
+        assert_eq!(pool.join(|_| 1, |_| 2), (1, 2), "the pool still runs");
+    });
+}
+
 #[test]
 fn nested_loops_and_loops_across_pools_complete() {
     watchdog(60, || {
