@@ -282,6 +282,16 @@ impl ThreadPool {
         self.budgets.len()
     }
 
+    /// How many threads the runs started from the calling thread spread over: 1 inside an
+    /// inline run on this pool (a guest, see [`ThreadPool::with_work_estimate`]), where every
+    /// run stays on the caller, else [`ThreadPool::num_workers`]. A caller that splits work
+    /// into pieces per worker asks this rather than `num_workers`, so an inline run is not cut
+    /// into pieces nobody else will take.
+    pub fn workers_here(&self) -> usize {
+        let inline = WorkerThread::with_current(&self.registry, |w| w.is_some_and(WorkerThread::is_guest));
+        if inline { 1 } else { self.num_workers() }
+    }
+
     /// Each worker's cache budgets, indexed by worker.
     pub fn budgets(&self) -> &[WorkerBudget] {
         &self.budgets
@@ -544,6 +554,26 @@ mod tests {
         });
         assert_eq!(sleep.wakes(), before, "an inline run woke the parked worker");
     }
+    /// An inline run reports one worker here; outside it, and on a worker, the pool's count.
+    #[test]
+    fn workers_here_is_one_inside_an_inline_run() {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(3)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool");
+        assert_eq!(pool.workers_here(), 3);
+        assert_eq!(pool.with_work_estimate(Duration::ZERO, || pool.workers_here()), 1);
+        assert_eq!(pool.install(|| pool.workers_here()), 3);
+        let other = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool");
+        let inside_other = pool.with_work_estimate(Duration::ZERO, || other.workers_here());
+        assert_eq!(inside_other, 2, "a guest of one pool is not inline on another");
+    }
+
     /// Inside an inline run (a guest), or on a worker, `install` runs its job where it is.
     #[test]
     fn install_runs_in_place_on_a_guest_or_a_worker() {

@@ -363,7 +363,7 @@ impl Run<'_> {
             });
         }
         let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate();
-        let workers = pool.num_workers();
+        let workers = pool.workers_here();
         if workers == 1 || deep.tasks > GRAPH_TASKS_PER_WORKER * workers {
             // Many tasks (or one worker): every reader first, then replica 0 in place. The
             // split loops keep both phases balanced, and no graph (a node and an edge per task)

@@ -33,7 +33,7 @@ impl Run<'_> {
     /// workers can share, and more than one worker.
     pub(super) fn splits(&self, pool: &ThreadPool, deep: &DeepPass) -> bool {
         let (n, first, end) = (self.lanes(), deep.first_layer, self.log_rows());
-        let workers = pool.num_workers();
+        let workers = pool.workers_here();
         workers > 1
             && deep.tasks < SPLIT_BELOW_TASKS_PER_WORKER * workers
             && matches!(self.msg, Message::Rows(_) | Message::InPlace)
@@ -54,7 +54,7 @@ impl Run<'_> {
         let sub_words = n << deep.log_sub_rows;
         let segment = first_step_segment_words(n, first, end);
         let segments = sub_words / segment;
-        let pieces = (PIECES_PER_WORKER * pool.num_workers()).min(segment / MIN_PIECE_WORDS);
+        let pieces = (PIECES_PER_WORKER * pool.workers_here()).min(segment / MIN_PIECE_WORDS);
         // Piece boundaries on whole vectors (8 words).
         let bound = |p: usize| {
             if p == pieces {
