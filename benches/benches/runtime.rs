@@ -553,8 +553,8 @@ fn committer_on(pool: &Arc<ThreadPool>) -> Committer {
 
 /// Small commits (encode + BLAKE3 commitment, rate 1/2, lane-major witness of `2^log_rows`
 /// rows) through the pool against the same commit run inline on the calling thread. The
-/// variants are timed in turn, sample after sample and in a rotating order, so drifting load
-/// and the state one variant leaves the CPUs in hit them alike; medians.
+/// variants are timed in turn, sample after sample and in a fresh random order each sample,
+/// so drifting load and the state one variant leaves the CPUs in hit them alike; medians.
 fn small_commits() {
     const SAMPLES: usize = 41;
     let inline_pool = pool_of(2, None);

@@ -500,6 +500,15 @@ impl Drop for ThreadPool {
 mod tests {
     use super::*;
 
+    /// A pool of `workers` unpinned workers.
+    fn unpinned(workers: usize) -> ThreadPool {
+        ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool")
+    }
+
     #[test]
     fn worker_count_prefers_explicit_then_env_then_cores() {
         assert_eq!(resolve_worker_count(Some(3), Some("5"), 2).ok(), Some(3));
@@ -526,11 +535,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "waits for a worker thread to park")]
     fn an_inline_run_wakes_no_parked_worker() {
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(1)
-            .pin(PinPolicy::None)
-            .build()
-            .expect("pool");
+        let pool = unpinned(1);
         let sleep = &pool.registry.sleep;
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while sleep.sleepers() == 0 {
@@ -557,19 +562,11 @@ mod tests {
     /// An inline run reports one worker here; outside it, and on a worker, the pool's count.
     #[test]
     fn workers_here_is_one_inside_an_inline_run() {
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(3)
-            .pin(PinPolicy::None)
-            .build()
-            .expect("pool");
+        let pool = unpinned(3);
         assert_eq!(pool.workers_here(), 3);
         assert_eq!(pool.with_work_estimate(Duration::ZERO, || pool.workers_here()), 1);
         assert_eq!(pool.install(|| pool.workers_here()), 3);
-        let other = ThreadPoolBuilder::new()
-            .num_threads(2)
-            .pin(PinPolicy::None)
-            .build()
-            .expect("pool");
+        let other = unpinned(2);
         let inside_other = pool.with_work_estimate(Duration::ZERO, || other.workers_here());
         assert_eq!(inside_other, 2, "a guest of one pool is not inline on another");
     }
@@ -577,11 +574,7 @@ mod tests {
     /// Inside an inline run (a guest), or on a worker, `install` runs its job where it is.
     #[test]
     fn install_runs_in_place_on_a_guest_or_a_worker() {
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(2)
-            .pin(PinPolicy::None)
-            .build()
-            .expect("pool");
+        let pool = unpinned(2);
         let caller = std::thread::current().id();
         let on = pool.with_work_estimate(Duration::ZERO, || pool.install(|| std::thread::current().id()));
         assert_eq!(on, caller, "a guest's install left its thread");

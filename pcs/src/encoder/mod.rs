@@ -25,6 +25,7 @@ use crate::twiddle::Twiddles;
 use crate::wisdom::Wisdom;
 pub use builder::{EncoderBuilder, SetupError};
 use exec::{Message, Run};
+use layers::Direction;
 use ntt_kernels::Backend;
 use ntt_runtime::ThreadPool;
 use rows::SharedRows;
@@ -180,14 +181,16 @@ impl Encoder {
         Ok(())
     }
 
-    /// Runs the encode inline when it is too small to hand off, else as one job installed on
-    /// the pool: its passes then follow each other on the workers without going back to the
-    /// caller between them.
-    fn run(&self, run: &Run<'_>) -> Result<(), EncodeError> {
+    /// Runs the transform (the encode, or its inverse) inline when it is too small to hand
+    /// off, else as one job installed on the pool: its passes then follow each other on the
+    /// workers without going back to the caller between them.
+    fn run(&self, run: &Run<'_>, direction: Direction) -> Result<(), EncodeError> {
+        let passes = || match direction {
+            Direction::Forward => run.forward(&self.pool),
+            Direction::Inverse => run.inverse(&self.pool),
+        };
         self.pool
-            .with_work_estimate(run.work_estimate(), || {
-                self.pool.install(|| run.forward(&self.pool))
-            })
+            .with_work_estimate(run.work_estimate(), || self.pool.install(passes))
             .map_err(|p| EncodeError::TaskPanicked(p.to_string()))
     }
 
@@ -229,14 +232,17 @@ impl Encoder {
         // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
-        self.run(&Run {
-            backend: self.backend,
-            twiddles: &self.twiddles,
-            plan: &plan,
-            dst,
-            msg: Message::InPlace,
-            sink,
-        })
+        self.run(
+            &Run {
+                backend: self.backend,
+                twiddles: &self.twiddles,
+                plan: &plan,
+                dst,
+                msg: Message::InPlace,
+                sink,
+            },
+            Direction::Forward,
+        )
     }
 
     /// Encodes a separate message, laid out as `params` says, into `codeword` (which may be
@@ -275,14 +281,17 @@ impl Encoder {
             MessageLayout::Rows => Message::Rows(msg),
             MessageLayout::Lanes => Message::Lanes(msg),
         };
-        self.run(&Run {
-            backend: self.backend,
-            twiddles: &self.twiddles,
-            plan: &plan,
-            dst,
-            msg,
-            sink,
-        })
+        self.run(
+            &Run {
+                backend: self.backend,
+                twiddles: &self.twiddles,
+                plan: &plan,
+                dst,
+                msg,
+                sink,
+            },
+            Direction::Forward,
+        )
     }
 
     /// The inverse of the full transform (interpolation): codeword rows in, novel-basis
@@ -296,18 +305,16 @@ impl Encoder {
         // SAFETY: `data` is borrowed mutably for the whole call and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
-        let run = Run {
-            backend: self.backend,
-            twiddles: &self.twiddles,
-            plan: &plan,
-            dst,
-            msg: Message::InPlace,
-            sink: None,
-        };
-        self.pool
-            .with_work_estimate(run.work_estimate(), || {
-                self.pool.install(|| run.inverse(&self.pool))
-            })
-            .map_err(|p| EncodeError::TaskPanicked(p.to_string()))
+        self.run(
+            &Run {
+                backend: self.backend,
+                twiddles: &self.twiddles,
+                plan: &plan,
+                dst,
+                msg: Message::InPlace,
+                sink: None,
+            },
+            Direction::Inverse,
+        )
     }
 }
