@@ -58,7 +58,7 @@ pub fn bare_encoder_with(
         return Err(CliError::Input("--threads must be at least 1".to_owned()));
     }
     let backend = match backend {
-        Some(kind) => Backend::new(kind)?,
+        Some(kind) => Backend::new(kind)?.with_env_column_start()?,
         None => Backend::from_env()?,
     };
     let mut builder = Encoder::builder().workers(threads.unwrap_or(0)).backend(backend);

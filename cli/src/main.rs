@@ -33,7 +33,7 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "ntt", version, propagate_version = true)]
 #[command(
-    after_help = "Environment: NTT_THREADS, NTT_BACKEND, NTT_TOPOLOGY, NTT_WISDOM, \
+    after_help = "Environment: NTT_THREADS, NTT_BACKEND, NTT_COLUMNS, NTT_TOPOLOGY, NTT_WISDOM, \
     NTT_LOG (e.g. NTT_LOG=debug prints each stage's and pass's time)."
 )]
 struct Cli {

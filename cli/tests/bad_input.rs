@@ -92,6 +92,8 @@ fn cases() -> Vec<Case> {
         case("commit --input @/good.bin --lanes 4", 2, "NTT_THREADS").env("NTT_THREADS", "abc"),
         case("commit --input @/good.bin --lanes 4", 2, "NTT_THREADS").env("NTT_THREADS", "0"),
         case("commit --input @/good.bin --lanes 4", 2, "NTT_THREADS").env("NTT_THREADS", "-1"),
+        case("commit --input @/good.bin --lanes 4", 2, "unknown column start `diagonal`").env("NTT_COLUMNS", "diagonal"),
+        case("topology --backend portable", 2, "unknown column start").env("NTT_COLUMNS", "diagonal"),
         case("tune --log-n 10 --lanes 4 --threads 100000", 2, "invalid worker count").absent("@/ntt-tune"),
         // Proofs and the verifier's own arguments.
         case("verify --root xyz --lanes 4 --log-rows 3 --rows 1 --proof @/p.bin", 2, "not a hex root"),

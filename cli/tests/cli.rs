@@ -394,6 +394,16 @@ fn topology_report_has_workers_with_budgets() {
     for p in v["plans"].as_array().expect("plans") {
         assert!(p["threads"].is_number() && p["plan"]["threads"].is_number());
     }
+    let columns = v["column_start"].as_str().expect("the column start");
+    assert!(["line", "line-for-long-rows"].contains(&columns), "{columns}");
+    // NTT_COLUMNS picks it, for the detected backend and for a named one.
+    for (backend, forced) in [(None, "line"), (Some("portable"), "line-for-long-rows")] {
+        let mut args = vec!["topology", "--json", "--threads", "1"];
+        args.extend(backend.map(|b| ["--backend", b]).into_iter().flatten());
+        let v = json(&ntt_with(&args, &[("NTT_COLUMNS", forced)], None));
+        assert_eq!(v["column_start"], forced, "{backend:?}");
+    }
+    assert!(stdout(&text).contains("Full columns start:"), "{}", stdout(&text));
 }
 
 #[test]

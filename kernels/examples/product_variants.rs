@@ -1,4 +1,4 @@
-//! Throughput of three ways to multiply eight field elements by one twiddle with AVX-512, in a
+//! Throughput of several ways to multiply eight field elements by one twiddle with AVX-512, in a
 //! loop of eight independent chains (`a ^= a·t`), so the loop measures how many products the
 //! core issues, not their latency:
 //!
@@ -10,7 +10,13 @@
 //!   `i` of all eight elements), the product by a fixed twiddle as a 64×64 bit matrix applied in
 //!   8×8 blocks: eight GF2P8AFFINEQB, seven word rotations and four 3-way XORs. It uses the
 //!   GFNI unit instead of the carry-less multiplier;
-//! - `two GFNI among six carry-less`: both at once, in case the two units work in parallel.
+//! - `two GFNI among six carry-less`: both at once, in case the two units work in parallel;
+//! - `carry-less, spill by shifts`: the same products, with `hi·(1 + x)` folded by
+//!   `(1 + x^3)` and its 3-bit spill folded back by a shift and an add instead of the byte table
+//!   (the formulation Plonky3's `Poly64` kernel uses): one shuffle fewer, one add more;
+//! - `carry-less, halves sorted by one swap`: the two unpacks that sort the products' halves
+//!   into element order replaced by one in-lane swap and three blends (on cores where unpacks,
+//!   shifts and byte shuffles share two ports, to move work to the cheaper ports).
 //!
 //! Every variant is first checked against the bitwise reference product.
 //!
@@ -42,6 +48,35 @@ mod x86 {
         let odd = _mm512_clmulepi64_epi128::<0x11>(v, t);
         let lo = _mm512_unpacklo_epi64(even, odd);
         let hi = _mm512_unpackhi_epi64(even, odd);
+        let z = _mm512_xor_si512(hi, _mm512_add_epi64(hi, hi));
+        let spill = _mm512_shuffle_epi8(table, _mm512_srli_epi64::<60>(hi));
+        let r = _mm512_ternarylogic_epi64::<0x96>(lo, z, _mm512_slli_epi64::<3>(z));
+        _mm512_xor_si512(r, spill)
+    }
+
+    /// Eight products `v·t`, reduced without the table: `a = hi·(1 + x)` (at most 64 bits),
+    /// then `a·(1 + x^3)` whose 3-bit spill `a >> 61` is folded back as `spill·(1 + x)` first.
+    #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+    fn carry_less_shifted_spill(v: __m512i, t: __m512i) -> __m512i {
+        let even = _mm512_clmulepi64_epi128::<0x00>(v, t);
+        let odd = _mm512_clmulepi64_epi128::<0x11>(v, t);
+        let lo = _mm512_unpacklo_epi64(even, odd);
+        let hi = _mm512_unpackhi_epi64(even, odd);
+        let a = _mm512_xor_si512(hi, _mm512_add_epi64(hi, hi));
+        let spill = _mm512_srli_epi64::<61>(a);
+        let c = _mm512_ternarylogic_epi64::<0x96>(a, spill, _mm512_add_epi64(spill, spill));
+        _mm512_ternarylogic_epi64::<0x96>(lo, c, _mm512_slli_epi64::<3>(c))
+    }
+
+    /// Eight products `v·t` as [`carry_less`], the halves sorted by one in-lane swap and three
+    /// blends: `(odd lo, even hi)` pairs swapped in place land where the unpacks would put them.
+    #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+    fn carry_less_swapped(v: __m512i, t: __m512i, table: __m512i) -> __m512i {
+        let even = _mm512_clmulepi64_epi128::<0x00>(v, t);
+        let odd = _mm512_clmulepi64_epi128::<0x11>(v, t);
+        let crossed = _mm512_shuffle_epi32::<0x4E>(_mm512_mask_blend_epi64(0x55, even, odd));
+        let hi = _mm512_mask_blend_epi64(0xAA, crossed, odd);
+        let lo = _mm512_mask_blend_epi64(0xAA, even, crossed);
         let z = _mm512_xor_si512(hi, _mm512_add_epi64(hi, hi));
         let spill = _mm512_shuffle_epi8(table, _mm512_srli_epi64::<60>(hi));
         let r = _mm512_ternarylogic_epi64::<0x96>(lo, z, _mm512_slli_epi64::<3>(z));
@@ -127,11 +162,13 @@ mod x86 {
     }
 
     /// The variants' names, in the order [`run`] takes them.
-    pub const VARIANTS: [&str; 4] = [
+    pub const VARIANTS: [&str; 6] = [
         "carry-less (the kernels' product)",
         "carry-less, reduced by carry-less",
         "GFNI, byte-transposed",
         "two GFNI among six carry-less",
+        "carry-less, spill by shifts",
+        "carry-less, halves sorted by one swap",
     ];
 
     /// Every variant's products equal the bitwise reference on random elements and twiddles.
@@ -156,6 +193,16 @@ mod x86 {
                 from_vec(carry_less_reduced(to_vec(x), tv, k)),
                 want,
                 "reduced by carry-less"
+            );
+            assert_eq!(
+                from_vec(carry_less_shifted_spill(to_vec(x), tv)),
+                want,
+                "spill by shifts"
+            );
+            assert_eq!(
+                from_vec(carry_less_swapped(to_vec(x), tv, table)),
+                want,
+                "halves sorted by one swap"
             );
             let m = affine_matrices(t).map(|x| to_vec(x));
             let got = byte_transpose(from_vec(gfni_transposed(to_vec(byte_transpose(x)), &m)));
@@ -185,11 +232,15 @@ mod x86 {
         let cl = |v| carry_less(v, t, table);
         let cr = |v| carry_less_reduced(v, t, k);
         let gf = |v| gfni_transposed(v, &m);
+        let sh = |v| carry_less_shifted_spill(v, t);
+        let sw = |v| carry_less_swapped(v, t, table);
         match variant {
             0 => round!(0: cl, 1: cl, 2: cl, 3: cl, 4: cl, 5: cl, 6: cl, 7: cl),
             1 => round!(0: cr, 1: cr, 2: cr, 3: cr, 4: cr, 5: cr, 6: cr, 7: cr),
             2 => round!(0: gf, 1: gf, 2: gf, 3: gf, 4: gf, 5: gf, 6: gf, 7: gf),
-            _ => round!(0: gf, 1: cl, 2: cl, 3: cl, 4: gf, 5: cl, 6: cl, 7: cl),
+            3 => round!(0: gf, 1: cl, 2: cl, 3: cl, 4: gf, 5: cl, 6: cl, 7: cl),
+            4 => round!(0: sh, 1: sh, 2: sh, 3: sh, 4: sh, 5: sh, 6: sh, 7: sh),
+            _ => round!(0: sw, 1: sw, 2: sw, 3: sw, 4: sw, 5: sw, 6: sw, 7: sw),
         }
         let ns = start.elapsed().as_secs_f64() * 1e9 / (iters * 8) as f64;
         std::hint::black_box(a);

@@ -7,6 +7,7 @@
 //! dispatch with one `match` per call into a `#[target_feature]` entry point holding the whole
 //! loop.
 
+use crate::columns::ColumnStart;
 use crate::dispatch;
 use crate::field::Gf64;
 use crate::lanes;
@@ -106,13 +107,18 @@ pub enum BackendError {
     /// The name is not one of the [`BackendKind`] names.
     #[error("unknown backend name `{0}` (expected portable, pclmul, avx2, avx512 or neon)")]
     UnknownName(String),
+    /// `NTT_COLUMNS` is not one of the [`ColumnStart`] names.
+    #[error(transparent)]
+    UnknownColumnStart(#[from] crate::columns::UnknownColumnStart),
 }
 
-/// A row-kernel implementation whose CPU features were checked when it was made.
+/// A row-kernel implementation whose CPU features were checked when it was made, and where its
+/// kernels start a row's full columns ([`ColumnStart`]: this CPU's choice unless set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Backend {
     /// Invariant: `kind.is_supported()` was true when this value was made.
     kind: BackendKind,
+    columns: ColumnStart,
 }
 
 /// Calls entry point `$f` of the backend's ISA module in [`dispatch`].
@@ -144,6 +150,8 @@ impl Backend {
     pub const fn portable() -> Self {
         Self {
             kind: BackendKind::Portable,
+            // One word per vector: no partial columns, so the policy never applies.
+            columns: ColumnStart::Line,
         }
     }
 
@@ -155,14 +163,28 @@ impl Backend {
             .unwrap_or_else(Self::portable)
     }
 
-    /// The backend named by `NTT_BACKEND` when set, otherwise [`Backend::detect`].
+    /// The backend named by `NTT_BACKEND` when set, otherwise [`Backend::detect`]; its
+    /// column start is the one `NTT_COLUMNS` names when set (see [`ColumnStart`]).
     ///
     /// # Errors
     /// An unknown name, or a backend this CPU cannot run.
     pub fn from_env() -> Result<Self, BackendError> {
-        match std::env::var("NTT_BACKEND") {
-            Ok(name) if !name.trim().is_empty() => Self::new(name.parse()?),
-            _ => Ok(Self::detect()),
+        let backend = match std::env::var("NTT_BACKEND") {
+            Ok(name) if !name.trim().is_empty() => Self::new(name.parse()?)?,
+            _ => Self::detect(),
+        };
+        backend.with_env_column_start()
+    }
+
+    /// This backend with the column start `NTT_COLUMNS` names, when set (for a backend chosen
+    /// by name rather than by [`Backend::from_env`]).
+    ///
+    /// # Errors
+    /// [`BackendError::UnknownColumnStart`] for a name that is not a [`ColumnStart`].
+    pub fn with_env_column_start(self) -> Result<Self, BackendError> {
+        match std::env::var("NTT_COLUMNS") {
+            Ok(name) if !name.trim().is_empty() => Ok(self.with_column_start(name.parse()?)),
+            _ => Ok(self),
         }
     }
 
@@ -172,7 +194,13 @@ impl Backend {
     /// [`BackendError::Unsupported`] when this CPU lacks its features.
     pub fn new(kind: BackendKind) -> Result<Self, BackendError> {
         if kind.is_supported() {
-            Ok(Self { kind })
+            // Only 64-byte vectors take a partial first column: the others have nothing to choose.
+            let columns = if kind == BackendKind::Avx512 {
+                ColumnStart::for_this_cpu()
+            } else {
+                ColumnStart::Line
+            };
+            Ok(Self { kind, columns })
         } else {
             Err(BackendError::Unsupported(kind))
         }
@@ -189,6 +217,18 @@ impl Backend {
     /// Which implementation this is.
     pub const fn kind(self) -> BackendKind {
         self.kind
+    }
+
+    /// Where the kernels start a row's full columns.
+    pub const fn column_start(self) -> ColumnStart {
+        self.columns
+    }
+
+    /// The same kernels with their full columns starting where `columns` says (the bytes they
+    /// write do not change; see [`ColumnStart`] for which is faster where).
+    #[must_use]
+    pub const fn with_column_start(self, columns: ColumnStart) -> Self {
+        Self { columns, ..self }
     }
 
     /// The backend's name, as `NTT_BACKEND` spells it.
@@ -227,7 +267,7 @@ impl Backend {
 
     /// `row[i] ← t·row[i]`.
     pub fn mul_row(self, row: &mut [u64], t: u64) {
-        dispatch!(self, mul_row(row, t))
+        dispatch!(self, mul_row(row, t, self.columns))
     }
 
     /// Forward butterfly over equal-length rows: `u ← u + t·v`, then `v ← v + u`.
@@ -236,7 +276,7 @@ impl Backend {
     /// If the lengths differ.
     pub fn butterfly(self, u: &mut [u64], v: &mut [u64], t: u64) {
         assert_eq!(u.len(), v.len(), "butterfly rows differ in length");
-        dispatch!(self, butterfly(u, v, t))
+        dispatch!(self, butterfly(u, v, t, self.columns))
     }
 
     /// Inverse butterfly: `v ← v + u`, then `u ← u + t·v` (undoes [`Backend::butterfly`]).
@@ -245,7 +285,7 @@ impl Backend {
     /// If the lengths differ.
     pub fn inverse_butterfly(self, u: &mut [u64], v: &mut [u64], t: u64) {
         assert_eq!(u.len(), v.len(), "butterfly rows differ in length");
-        dispatch!(self, inverse_butterfly(u, v, t))
+        dispatch!(self, inverse_butterfly(u, v, t, self.columns))
     }
 
     /// Two butterfly layers on a block of four equal segments q0..q3 (`block.len() % 4 == 0`),
@@ -256,7 +296,7 @@ impl Backend {
     /// If `block.len()` is not a multiple of 4.
     pub fn radix4(self, block: &mut [u64], tw: [u64; 3]) {
         assert_eq!(block.len() % 4, 0, "radix-4 block is not 4 equal segments");
-        dispatch!(self, radix4(block, tw))
+        dispatch!(self, radix4(block, tw, self.columns))
     }
 
     /// Undoes [`Backend::radix4`] with the same twiddles (inverse butterflies, layers reversed).
@@ -265,7 +305,7 @@ impl Backend {
     /// If `block.len()` is not a multiple of 4.
     pub fn inverse_radix4(self, block: &mut [u64], tw: [u64; 3]) {
         assert_eq!(block.len() % 4, 0, "radix-4 block is not 4 equal segments");
-        dispatch!(self, inverse_radix4(block, tw))
+        dispatch!(self, inverse_radix4(block, tw, self.columns))
     }
 
     /// Three butterfly layers on a block of eight equal segments s0..s7 (`block.len() % 8 == 0`),
@@ -277,7 +317,7 @@ impl Backend {
     /// If `block.len()` is not a multiple of 8.
     pub fn radix8(self, block: &mut [u64], tw: [u64; 7]) {
         assert_eq!(block.len() % 8, 0, "radix-8 block is not 8 equal segments");
-        dispatch!(self, radix8(block, tw))
+        dispatch!(self, radix8(block, tw, self.columns))
     }
 
     /// Undoes [`Backend::radix8`] with the same twiddles (inverse butterflies, layers reversed).
@@ -286,7 +326,7 @@ impl Backend {
     /// If `block.len()` is not a multiple of 8.
     pub fn inverse_radix8(self, block: &mut [u64], tw: [u64; 7]) {
         assert_eq!(block.len() % 8, 0, "radix-8 block is not 8 equal segments");
-        dispatch!(self, inverse_radix8(block, tw))
+        dispatch!(self, inverse_radix8(block, tw, self.columns))
     }
 
     /// A radix-2, 4 or 8 group (`tw.len()` = 1, 3 or 7 twiddles, in the order of
@@ -321,7 +361,7 @@ impl Backend {
         if rows.width == 0 || rows.seg_rows == 0 {
             return;
         }
-        dispatch!(self, radix_rows(rows, tw, stream))
+        dispatch!(self, radix_rows(rows, tw, stream, self.columns))
     }
 
     /// Copies `src` to `src.len()` words at `dst`, non-temporally where the backend has such

@@ -12,65 +12,70 @@ macro_rules! entry_points {
             /// # Safety
             /// The CPU has this ISA's features; see [`rows::mul_row`].
             $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn mul_row(row: &mut [u64], t: u64) {
+            pub(crate) unsafe fn mul_row(row: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
                 // SAFETY: forwarded contract.
-                unsafe { rows::mul_row::<$lanes>(row, t) }
+                unsafe { rows::mul_row::<$lanes>(row, t, columns) }
             }
 
             /// # Safety
             /// The CPU has this ISA's features; see [`rows::butterfly`].
             $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
+            pub(crate) unsafe fn butterfly(u: &mut [u64], v: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
                 // SAFETY: forwarded contract.
-                unsafe { rows::butterfly::<$lanes>(u, v, t) }
+                unsafe { rows::butterfly::<$lanes>(u, v, t, columns) }
             }
 
             /// # Safety
             /// The CPU has this ISA's features; see [`rows::inverse_butterfly`].
             $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
+            pub(crate) unsafe fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
                 // SAFETY: forwarded contract.
-                unsafe { rows::inverse_butterfly::<$lanes>(u, v, t) }
+                unsafe { rows::inverse_butterfly::<$lanes>(u, v, t, columns) }
             }
 
             /// # Safety
             /// The CPU has this ISA's features; see [`rows::radix4`].
             $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn radix4(block: &mut [u64], tw: [u64; 3]) {
+            pub(crate) unsafe fn radix4(block: &mut [u64], tw: [u64; 3], columns: crate::columns::ColumnStart) {
                 // SAFETY: forwarded contract.
-                unsafe { rows::radix4::<$lanes>(block, tw) }
+                unsafe { rows::radix4::<$lanes>(block, tw, columns) }
             }
 
             /// # Safety
             /// The CPU has this ISA's features; see [`rows::inverse_radix4`].
             $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn inverse_radix4(block: &mut [u64], tw: [u64; 3]) {
+            pub(crate) unsafe fn inverse_radix4(block: &mut [u64], tw: [u64; 3], columns: crate::columns::ColumnStart) {
                 // SAFETY: forwarded contract.
-                unsafe { rows::inverse_radix4::<$lanes>(block, tw) }
+                unsafe { rows::inverse_radix4::<$lanes>(block, tw, columns) }
             }
 
             /// # Safety
             /// The CPU has this ISA's features; see [`rows::radix8`].
             $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn radix8(block: &mut [u64], tw: [u64; 7]) {
+            pub(crate) unsafe fn radix8(block: &mut [u64], tw: [u64; 7], columns: crate::columns::ColumnStart) {
                 // SAFETY: forwarded contract.
-                unsafe { rows::radix8::<$lanes>(block, tw) }
+                unsafe { rows::radix8::<$lanes>(block, tw, columns) }
             }
 
             /// # Safety
             /// The CPU has this ISA's features; see [`rows::inverse_radix8`].
             $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn inverse_radix8(block: &mut [u64], tw: [u64; 7]) {
+            pub(crate) unsafe fn inverse_radix8(block: &mut [u64], tw: [u64; 7], columns: crate::columns::ColumnStart) {
                 // SAFETY: forwarded contract.
-                unsafe { rows::inverse_radix8::<$lanes>(block, tw) }
+                unsafe { rows::inverse_radix8::<$lanes>(block, tw, columns) }
             }
 
             /// # Safety
             /// The CPU has this ISA's features; see [`rows::radix_rows`].
             $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn radix_rows(rows: crate::StridedRows, tw: &[u64], stream: bool) {
+            pub(crate) unsafe fn radix_rows(
+                rows: crate::StridedRows,
+                tw: &[u64],
+                stream: bool,
+                columns: crate::columns::ColumnStart,
+            ) {
                 // SAFETY: forwarded contract.
-                unsafe { rows::radix_rows::<$lanes>(rows, tw, stream) }
+                unsafe { rows::radix_rows::<$lanes>(rows, tw, stream, columns) }
             }
 
             /// # Safety
@@ -122,97 +127,120 @@ pub(crate) mod portable {
 
     /// # Safety
     /// None beyond the kernel's own (kept `unsafe` to match the other ISAs).
-    pub(crate) unsafe fn mul_row(row: &mut [u64], t: u64) {
+    pub(crate) unsafe fn mul_row(row: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
         if row.len() >= MIN_LANES {
             // SAFETY: the portable entry points need no CPU features.
-            unsafe { table::mul_row(row, t) }
+            unsafe { table::mul_row(row, t, columns) }
         } else {
             // SAFETY: as above.
-            unsafe { clmul::mul_row(row, t) }
+            unsafe { clmul::mul_row(row, t, columns) }
         }
     }
 
     /// # Safety
     /// `u.len() == v.len()`.
-    pub(crate) unsafe fn butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
+    pub(crate) unsafe fn butterfly(
+        u: &mut [u64],
+        v: &mut [u64],
+        t: u64,
+        columns: crate::columns::ColumnStart,
+    ) {
         if u.len() >= MIN_LANES {
             // SAFETY: forwarded contract; no CPU features needed.
-            unsafe { table::butterfly(u, v, t) }
+            unsafe { table::butterfly(u, v, t, columns) }
         } else {
             // SAFETY: as above.
-            unsafe { clmul::butterfly(u, v, t) }
+            unsafe { clmul::butterfly(u, v, t, columns) }
         }
     }
 
     /// # Safety
     /// `u.len() == v.len()`.
-    pub(crate) unsafe fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
+    pub(crate) unsafe fn inverse_butterfly(
+        u: &mut [u64],
+        v: &mut [u64],
+        t: u64,
+        columns: crate::columns::ColumnStart,
+    ) {
         if u.len() >= MIN_LANES {
             // SAFETY: forwarded contract; no CPU features needed.
-            unsafe { table::inverse_butterfly(u, v, t) }
+            unsafe { table::inverse_butterfly(u, v, t, columns) }
         } else {
             // SAFETY: as above.
-            unsafe { clmul::inverse_butterfly(u, v, t) }
+            unsafe { clmul::inverse_butterfly(u, v, t, columns) }
         }
     }
 
     /// # Safety
     /// `block.len() % 4 == 0`.
-    pub(crate) unsafe fn radix4(block: &mut [u64], tw: [u64; 3]) {
+    pub(crate) unsafe fn radix4(block: &mut [u64], tw: [u64; 3], columns: crate::columns::ColumnStart) {
         if block.len() / 4 >= MIN_LANES {
             // SAFETY: forwarded contract; no CPU features needed.
-            unsafe { table::radix4(block, tw) }
+            unsafe { table::radix4(block, tw, columns) }
         } else {
             // SAFETY: as above.
-            unsafe { clmul::radix4(block, tw) }
+            unsafe { clmul::radix4(block, tw, columns) }
         }
     }
 
     /// # Safety
     /// `block.len() % 4 == 0`.
-    pub(crate) unsafe fn inverse_radix4(block: &mut [u64], tw: [u64; 3]) {
+    pub(crate) unsafe fn inverse_radix4(
+        block: &mut [u64],
+        tw: [u64; 3],
+        columns: crate::columns::ColumnStart,
+    ) {
         if block.len() / 4 >= MIN_LANES {
             // SAFETY: forwarded contract; no CPU features needed.
-            unsafe { table::inverse_radix4(block, tw) }
+            unsafe { table::inverse_radix4(block, tw, columns) }
         } else {
             // SAFETY: as above.
-            unsafe { clmul::inverse_radix4(block, tw) }
+            unsafe { clmul::inverse_radix4(block, tw, columns) }
         }
     }
 
     /// # Safety
     /// `block.len() % 8 == 0`.
-    pub(crate) unsafe fn radix8(block: &mut [u64], tw: [u64; 7]) {
+    pub(crate) unsafe fn radix8(block: &mut [u64], tw: [u64; 7], columns: crate::columns::ColumnStart) {
         if block.len() / 8 >= MIN_LANES {
             // SAFETY: forwarded contract; no CPU features needed.
-            unsafe { table::radix8(block, tw) }
+            unsafe { table::radix8(block, tw, columns) }
         } else {
             // SAFETY: as above.
-            unsafe { clmul::radix8(block, tw) }
+            unsafe { clmul::radix8(block, tw, columns) }
         }
     }
 
     /// # Safety
     /// `block.len() % 8 == 0`.
-    pub(crate) unsafe fn inverse_radix8(block: &mut [u64], tw: [u64; 7]) {
+    pub(crate) unsafe fn inverse_radix8(
+        block: &mut [u64],
+        tw: [u64; 7],
+        columns: crate::columns::ColumnStart,
+    ) {
         if block.len() / 8 >= MIN_LANES {
             // SAFETY: forwarded contract; no CPU features needed.
-            unsafe { table::inverse_radix8(block, tw) }
+            unsafe { table::inverse_radix8(block, tw, columns) }
         } else {
             // SAFETY: as above.
-            unsafe { clmul::inverse_radix8(block, tw) }
+            unsafe { clmul::inverse_radix8(block, tw, columns) }
         }
     }
 
     /// # Safety
     /// As for [`rows::radix_rows`](crate::rows::radix_rows).
-    pub(crate) unsafe fn radix_rows(rows: crate::StridedRows, tw: &[u64], stream: bool) {
+    pub(crate) unsafe fn radix_rows(
+        rows: crate::StridedRows,
+        tw: &[u64],
+        stream: bool,
+        columns: crate::columns::ColumnStart,
+    ) {
         if rows.width >= MIN_LANES {
             // SAFETY: forwarded contract; no CPU features needed.
-            unsafe { table::radix_rows(rows, tw, stream) }
+            unsafe { table::radix_rows(rows, tw, stream, columns) }
         } else {
             // SAFETY: as above.
-            unsafe { clmul::radix_rows(rows, tw, stream) }
+            unsafe { clmul::radix_rows(rows, tw, stream, columns) }
         }
     }
 

@@ -15,6 +15,7 @@
 //! point reached through a checked [`crate::Backend`]); the rows are valid (the caller of
 //! [`crate::Backend::radix_rows`] vouches for them, the safe wrappers check their slices).
 
+use crate::columns::ColumnStart;
 use crate::lanes::Lanes;
 use crate::rows::{forward, forward_or_zero, inverse, load, store};
 use crate::strided::StridedRows;
@@ -31,9 +32,10 @@ fn first_block_twiddles(tw: &[u64]) -> bool {
     [0, 1, 3].iter().all(|&k| tw.get(k).is_none_or(|&w| w == 0))
 }
 
-/// A radix-`R` group over `rows`, forward (`INVERSE == false`) or inverse, with non-temporal
-/// stores for the full columns when `stream` and the destination rows allow it (every row's
-/// full columns aligned to the vector: a stride of whole vectors).
+/// A radix-`R` group over `rows`, forward (`INVERSE == false`) or inverse, its full columns
+/// starting where `columns` says, with non-temporal stores for the full columns when `stream`
+/// and the destination rows allow it (every row's full columns aligned to the vector: a stride
+/// of whole vectors).
 ///
 /// # Safety
 /// The CPU has `L`'s features; `tw.len() == R − 1`; every row of `rows` is valid (source for
@@ -44,6 +46,7 @@ pub(crate) unsafe fn radix_rows<L: Lanes, const R: usize, const INVERSE: bool>(
     rows: StridedRows,
     tw: &[u64],
     stream: bool,
+    columns: ColumnStart,
 ) {
     debug_assert!(matches!(R, 2 | 4 | 8) && tw.len() == R - 1);
     // SAFETY: the caller vouches for the features.
@@ -51,13 +54,13 @@ pub(crate) unsafe fn radix_rows<L: Lanes, const R: usize, const INVERSE: bool>(
     let stream = stream && rows.dst_stride.is_multiple_of(L::WIDTH);
     match (!INVERSE && first_block_twiddles(tw), stream) {
         // SAFETY: the caller's contract, forwarded.
-        (true, true) => unsafe { group::<L, R, INVERSE, true, true>(rows, &t) },
+        (true, true) => unsafe { group::<L, R, INVERSE, true, true>(rows, &t, columns) },
         // SAFETY: the caller's contract, forwarded.
-        (true, false) => unsafe { group::<L, R, INVERSE, true, false>(rows, &t) },
+        (true, false) => unsafe { group::<L, R, INVERSE, true, false>(rows, &t, columns) },
         // SAFETY: the caller's contract, forwarded.
-        (false, true) => unsafe { group::<L, R, INVERSE, false, true>(rows, &t) },
+        (false, true) => unsafe { group::<L, R, INVERSE, false, true>(rows, &t, columns) },
         // SAFETY: the caller's contract, forwarded.
-        (false, false) => unsafe { group::<L, R, INVERSE, false, false>(rows, &t) },
+        (false, false) => unsafe { group::<L, R, INVERSE, false, false>(rows, &t, columns) },
     }
 }
 
@@ -79,9 +82,9 @@ unsafe fn prepare<L: Lanes, const R: usize>(tw: &[u64]) -> [L::Twiddle; 7] {
 /// [`radix_rows`] with its run-time choices made: `ZERO` leaves out the products of a first
 /// block's zero twiddles, `STREAM` stores full columns non-temporally.
 ///
-/// Full columns start where the destination rows reach a vector boundary on 64-byte vectors
-/// (a 64-byte access across two cache lines costs both) and for streaming stores (which need
-/// it), after a partial column; narrower plain stores start at the row's first word.
+/// Full columns start where `columns` says ([`ColumnStart::head`]): at the row's first word, or
+/// where the destination rows reach a vector boundary after a partial column (always for
+/// streaming stores, which need it).
 ///
 /// # Safety
 /// As for [`radix_rows`]; with `STREAM`, `rows.dst_stride` is a multiple of `L::WIDTH`.
@@ -89,6 +92,7 @@ unsafe fn prepare<L: Lanes, const R: usize>(tw: &[u64]) -> [L::Twiddle; 7] {
 unsafe fn group<L: Lanes, const R: usize, const INVERSE: bool, const ZERO: bool, const STREAM: bool>(
     rows: StridedRows,
     t: &[L::Twiddle; 7],
+    columns: ColumnStart,
 ) {
     let StridedRows {
         src,
@@ -99,12 +103,7 @@ unsafe fn group<L: Lanes, const R: usize, const INVERSE: bool, const ZERO: bool,
         width,
     } = rows;
     let w = L::WIDTH;
-    let head = if w == 8 || STREAM {
-        let misalign = (dst.addr() / 8) % w;
-        ((w - misalign) % w).min(width)
-    } else {
-        0
-    };
+    let head = columns.head(dst, width, w, STREAM);
     let full = head + (width - head) / w * w;
     let (s_seg, d_seg) = (seg_rows * src_stride, seg_rows * dst_stride);
     let prefetch = src_stride != width && width <= SHORT_ROW_WORDS;

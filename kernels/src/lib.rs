@@ -26,6 +26,7 @@
 mod across;
 mod backend;
 mod backend_across;
+mod columns;
 mod dispatch;
 mod dispatch_across;
 mod field;
@@ -38,5 +39,6 @@ mod strided;
 mod transpose;
 
 pub use backend::{Backend, BackendError, BackendKind};
+pub use columns::{ColumnStart, LONG_ROW_WORDS, UnknownColumnStart};
 pub use field::Gf64;
 pub use strided::StridedRows;

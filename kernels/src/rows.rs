@@ -9,6 +9,7 @@
 //! target features. The caller (a `#[target_feature]` entry point reached through a checked
 //! [`crate::Backend`]) guarantees it. Slice bounds are checked by the public wrappers.
 
+use crate::columns::ColumnStart;
 use crate::groups;
 use crate::lanes::Lanes;
 use crate::strided::StridedRows;
@@ -19,19 +20,13 @@ use crate::strided::StridedRows;
 /// inherit the entry point's target features, so their bodies would not inline into the hot
 /// loop.
 ///
-/// With 64-byte vectors the full columns start where `$base` (the row's first word, or the first
-/// segment's) reaches a cache-line boundary, after a partial column: a buffer from the system
-/// allocator usually starts 16 bytes into a line, and a 64-byte access across two lines costs
-/// both (measured 7–15 % on whole encodes). Narrower vectors start at the row's first word.
+/// The full columns start where `$columns` says for a row at `$base` (the row's first word, or
+/// the first segment's): see [`ColumnStart::head`].
 macro_rules! for_columns {
-    ($lanes:ty, $len:expr, $base:expr, |$i:ident, $n:ident| $body:block) => {{
+    ($lanes:ty, $len:expr, $base:expr, $columns:expr, |$i:ident, $n:ident| $body:block) => {{
         let len: usize = $len;
         let width = <$lanes as Lanes>::WIDTH;
-        let head = if width == 8 {
-            ($base as *const u64).align_offset(64).min(len) % width
-        } else {
-            0
-        };
+        let head = ColumnStart::head($columns, $base as *const u64, len, width, false);
         let full = head + (len - head) / width * width;
         let mut $i = 0;
         if head > 0 {
@@ -111,11 +106,11 @@ pub(crate) fn inverse<L: Lanes>(u: &mut L, v: &mut L, t: &L::Twiddle) {
 /// # Safety
 /// The CPU has `L`'s features.
 #[inline(always)]
-pub(crate) unsafe fn mul_row<L: Lanes>(row: &mut [u64], t: u64) {
+pub(crate) unsafe fn mul_row<L: Lanes>(row: &mut [u64], t: u64, columns: ColumnStart) {
     // SAFETY: the caller vouches for the features.
     let t = unsafe { L::twiddle(t) };
     let p = row.as_mut_ptr();
-    for_columns!(L, row.len(), p, |i, n| {
+    for_columns!(L, row.len(), p, columns, |i, n| {
         // SAFETY: `i + n <= row.len()`; features as above.
         let v: L = unsafe { load(p.wrapping_add(i), n) };
         // SAFETY: `i + n <= row.len()`.
@@ -134,12 +129,13 @@ unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool, const ZERO: bool>(
     u: &mut [u64],
     v: &mut [u64],
     t: u64,
+    columns: ColumnStart,
 ) {
     debug_assert_eq!(u.len(), v.len());
     // SAFETY: the caller vouches for the features.
     let t = unsafe { L::twiddle(t) };
     let (pu, pv) = (u.as_mut_ptr(), v.as_mut_ptr());
-    for_columns!(L, u.len(), pu, |i, n| {
+    for_columns!(L, u.len(), pu, columns, |i, n| {
         // SAFETY: `i + n <= u.len()`; features as above.
         let mut a: L = unsafe { load(pu.wrapping_add(i), n) };
         // SAFETY: `i + n <= v.len() == u.len()`; features as above.
@@ -161,14 +157,14 @@ unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool, const ZERO: bool>(
 /// # Safety
 /// The CPU has `L`'s features; `u.len() == v.len()`.
 #[inline(always)]
-pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
+pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64, columns: ColumnStart) {
     if t == 0 {
         // The first block of a layer: `u` stays, `v ← v + u` (see [`radix8`]).
         // SAFETY: forwarded contract.
-        unsafe { butterfly_rows::<L, false, true>(u, v, t) }
+        unsafe { butterfly_rows::<L, false, true>(u, v, t, columns) }
     } else {
         // SAFETY: forwarded contract.
-        unsafe { butterfly_rows::<L, false, false>(u, v, t) }
+        unsafe { butterfly_rows::<L, false, false>(u, v, t, columns) }
     }
 }
 
@@ -177,9 +173,9 @@ pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
 /// # Safety
 /// The CPU has `L`'s features; `u.len() == v.len()`.
 #[inline(always)]
-pub(crate) unsafe fn inverse_butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64) {
+pub(crate) unsafe fn inverse_butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64, columns: ColumnStart) {
     // SAFETY: forwarded contract.
-    unsafe { butterfly_rows::<L, true, false>(u, v, t) }
+    unsafe { butterfly_rows::<L, true, false>(u, v, t, columns) }
 }
 
 /// The radix-4 group on a contiguous block (see [`crate::Backend::radix4`]): one row per segment
@@ -188,9 +184,9 @@ pub(crate) unsafe fn inverse_butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t
 /// # Safety
 /// The CPU has `L`'s features; `block.len() % 4 == 0`.
 #[inline(always)]
-pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
+pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3], columns: ColumnStart) {
     // SAFETY: the block's four segments, in place; features forwarded.
-    unsafe { groups::radix_rows::<L, 4, false>(StridedRows::contiguous(block, 4), &tw, false) }
+    unsafe { groups::radix_rows::<L, 4, false>(StridedRows::contiguous(block, 4), &tw, false, columns) }
 }
 
 /// Undoes [`radix4`] with the same twiddles.
@@ -198,9 +194,9 @@ pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
 /// # Safety
 /// The CPU has `L`'s features; `block.len() % 4 == 0`.
 #[inline(always)]
-pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
+pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3], columns: ColumnStart) {
     // SAFETY: as for `radix4`.
-    unsafe { groups::radix_rows::<L, 4, true>(StridedRows::contiguous(block, 4), &tw, false) }
+    unsafe { groups::radix_rows::<L, 4, true>(StridedRows::contiguous(block, 4), &tw, false, columns) }
 }
 
 /// The radix-8 group on a contiguous block (see [`crate::Backend::radix8`]): eight segments in
@@ -210,9 +206,9 @@ pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3]) {
 /// # Safety
 /// The CPU has `L`'s features; `block.len() % 8 == 0`.
 #[inline(always)]
-pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
+pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7], columns: ColumnStart) {
     // SAFETY: the block's eight segments, in place; features forwarded.
-    unsafe { groups::radix_rows::<L, 8, false>(StridedRows::contiguous(block, 8), &tw, false) }
+    unsafe { groups::radix_rows::<L, 8, false>(StridedRows::contiguous(block, 8), &tw, false, columns) }
 }
 
 /// Undoes [`radix8`] with the same twiddles, layers in reverse.
@@ -220,9 +216,9 @@ pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
 /// # Safety
 /// The CPU has `L`'s features; `block.len() % 8 == 0`.
 #[inline(always)]
-pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
+pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7], columns: ColumnStart) {
     // SAFETY: as for `radix8`.
-    unsafe { groups::radix_rows::<L, 8, true>(StridedRows::contiguous(block, 8), &tw, false) }
+    unsafe { groups::radix_rows::<L, 8, true>(StridedRows::contiguous(block, 8), &tw, false, columns) }
 }
 
 /// A radix-2/4/8 group (by `tw.len()` = 1, 3 or 7) over strided rows (see
@@ -231,14 +227,14 @@ pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7]) {
 /// # Safety
 /// The CPU has `L`'s features; the rows are valid as [`crate::Backend::radix_rows`] requires.
 #[inline(always)]
-pub(crate) unsafe fn radix_rows<L: Lanes>(rows: StridedRows, tw: &[u64], stream: bool) {
+pub(crate) unsafe fn radix_rows<L: Lanes>(rows: StridedRows, tw: &[u64], stream: bool, columns: ColumnStart) {
     match tw.len() {
         // SAFETY: forwarded contract; the radix matches the twiddle count.
-        7 => unsafe { groups::radix_rows::<L, 8, false>(rows, tw, stream) },
+        7 => unsafe { groups::radix_rows::<L, 8, false>(rows, tw, stream, columns) },
         // SAFETY: forwarded contract; the radix matches the twiddle count.
-        3 => unsafe { groups::radix_rows::<L, 4, false>(rows, tw, stream) },
+        3 => unsafe { groups::radix_rows::<L, 4, false>(rows, tw, stream, columns) },
         // SAFETY: forwarded contract; the radix matches the twiddle count.
-        _ => unsafe { groups::radix_rows::<L, 2, false>(rows, tw, stream) },
+        _ => unsafe { groups::radix_rows::<L, 2, false>(rows, tw, stream, columns) },
     }
 }
 

@@ -1,8 +1,9 @@
-//! Choosing a backend: names, detection, the `NTT_BACKEND` override and its errors.
+//! Choosing a backend: names, detection, the `NTT_BACKEND` and `NTT_COLUMNS` overrides and their
+//! errors.
 //!
 //! One test function mutates the environment, so it runs alone in this binary's process.
 
-use ntt_kernels::{Backend, BackendError, BackendKind};
+use ntt_kernels::{Backend, BackendError, BackendKind, ColumnStart};
 
 #[test]
 fn names_parse_and_print() {
@@ -69,4 +70,26 @@ fn env_override_selects_or_rejects() {
     assert_eq!(Backend::from_env(), Ok(Backend::detect()));
     // SAFETY: as above.
     unsafe { std::env::remove_var("NTT_BACKEND") };
+
+    // NTT_COLUMNS sets the column start of whichever backend is chosen; unset, AVX-512 (the one
+    // backend with a partial first column) takes this CPU's.
+    if let Ok(avx512) = Backend::new(BackendKind::Avx512) {
+        assert_eq!(avx512.column_start(), ColumnStart::for_this_cpu());
+    }
+    for columns in ColumnStart::ALL {
+        // SAFETY: as above.
+        unsafe { std::env::set_var("NTT_COLUMNS", columns.name()) };
+        assert_eq!(
+            Backend::from_env(),
+            Ok(Backend::detect().with_column_start(columns))
+        );
+    }
+    // SAFETY: as above.
+    unsafe { std::env::set_var("NTT_COLUMNS", "diagonal") };
+    let err = Backend::from_env().expect_err("unknown column start");
+    assert!(matches!(err, BackendError::UnknownColumnStart(_)), "{err:?}");
+    assert!(err.to_string().contains("diagonal"), "{err}");
+    // SAFETY: as above.
+    unsafe { std::env::remove_var("NTT_COLUMNS") };
+    assert_eq!(Backend::from_env(), Ok(Backend::detect()));
 }

@@ -1,24 +1,32 @@
 //! Every row kernel on every backend this CPU has, against the reference built from
 //! `reference::mul_bitwise`: random and edge rows and twiddles, segment lengths 0..=17, 31, 33,
-//! 63, 64, 65, aligned and misaligned sub-slices. One harness per kernel family, stamped out per
-//! backend; a backend this CPU lacks returns early (and says so).
+//! 63, 64, 65 and around [`LONG_ROW_WORDS`], aligned and misaligned sub-slices, under every
+//! [`ColumnStart`]. One harness per kernel family, stamped out per backend; a backend this CPU
+//! lacks returns early (and says so).
 
 mod common;
 
 use common::*;
 use ntt_kernels::reference::mul_bitwise;
-use ntt_kernels::{Backend, BackendKind};
+use ntt_kernels::{Backend, BackendKind, ColumnStart, LONG_ROW_WORDS};
 
-/// Runs `check(backend, len, offset, rng)` for every length and offset; the sub-slice under test
-/// starts `offset` words into a buffer padded on both sides with a sentinel that must survive.
+/// Runs `check(backend, len, offset, rng)` for every column start, length and offset; the
+/// sub-slice under test starts `offset` words into a buffer padded on both sides with a sentinel
+/// that must survive. The lengths around [`LONG_ROW_WORDS`] take both sides of
+/// [`ColumnStart::LineForLongRows`]'s switch.
 fn for_shapes(
     kind: BackendKind,
     words_per_len: usize,
     mut check: impl FnMut(Backend, &mut [u64], &[u64], &mut rand::rngs::StdRng),
 ) {
-    let Some(b) = backend(kind) else { return };
+    let Some(backend) = backend(kind) else { return };
     let mut rng = rng(kind as u64 * 1000 + words_per_len as u64);
-    for len in LENGTHS {
+    let long = [LONG_ROW_WORDS - 1, LONG_ROW_WORDS, LONG_ROW_WORDS + 3];
+    for (columns, len) in ColumnStart::ALL
+        .into_iter()
+        .flat_map(|c| LENGTHS.into_iter().chain(long).map(move |len| (c, len)))
+    {
+        let b = backend.with_column_start(columns);
         for offset in OFFSETS {
             let n = len * words_per_len;
             let data = row(&mut rng, n);

@@ -4,12 +4,13 @@
 //! widths with and without partial columns; out of place with destinations starting at every word
 //! of a cache line, and in place; general twiddles and a step's first-block twiddles (0, 1 and 3
 //! zero: the product-free path); plain and streaming stores, with destination strides that allow
-//! streaming and strides that do not.
+//! streaming and strides that do not; every [`ColumnStart`], with a width past
+//! [`LONG_ROW_WORDS`].
 
 mod common;
 
 use common::*;
-use ntt_kernels::{Backend, BackendKind, StridedRows};
+use ntt_kernels::{Backend, BackendKind, ColumnStart, LONG_ROW_WORDS, StridedRows};
 
 /// The reference: the group's rows packed into R equal segments, the pairs one at a time.
 fn reference_group(packed: &mut [u64], radix: usize, tw: &[u64]) {
@@ -41,7 +42,7 @@ fn check_strided(kind: BackendKind) {
     const FILL: u64 = 0xA5A5_A5A5_A5A5_A5A5;
     for radix in [2usize, 4, 8] {
         for seg_rows in [1usize, 2, 3] {
-            for width in [1usize, 3, 4, 5, 8, 13, 16, 17, 64, 70] {
+            for width in [1usize, 3, 4, 5, 8, 13, 16, 17, 64, 70, LONG_ROW_WORDS + 5] {
                 for first_block in [false, true] {
                     let mut tw: Vec<u64> = (0..radix - 1)
                         .map(|_| twiddles(&mut rng)[rand::Rng::random_range(&mut rng, 0..10)])
@@ -63,7 +64,11 @@ fn check_strided(kind: BackendKind) {
                     // and one that does not, each from every word of a cache line, streamed or not.
                     for dst_stride in [width.next_multiple_of(8) + 8, width + 9] {
                         for skew in 0..8 {
-                            for stream in [false, true] {
+                            for (stream, columns) in [false, true]
+                                .into_iter()
+                                .flat_map(|s| ColumnStart::ALL.map(|c| (s, c)))
+                            {
+                                let backend = backend.with_column_start(columns);
                                 let mut dst = vec![FILL; rows * dst_stride + skew];
                                 let strided = StridedRows {
                                     src: src.as_ptr(),
@@ -81,7 +86,7 @@ fn check_strided(kind: BackendKind) {
                                 assert_eq!(
                                     packed(out, rows, dst_stride, width),
                                     expected,
-                                    "{what} dst_stride {dst_stride} skew {skew} stream {stream}"
+                                    "{what} dst_stride {dst_stride} skew {skew} stream {stream} columns {columns}"
                                 );
                                 assert!(
                                     dst[..skew].iter().all(|&w| w == FILL)

@@ -8,7 +8,6 @@
 mod common;
 
 use common::{assume_written, garbage_codeword, pool, rows_to_lanes, words};
-use ntt_kernels::Backend;
 use ntt_pcs::reference::encode_reference;
 use ntt_pcs::{CommitParams, Encoder, MessageLayout, PlanConfig};
 
@@ -62,7 +61,7 @@ fn check(lanes: usize, log_rows: u32, r: u32, enc: &Encoder, what: &str) {
 #[test]
 #[cfg_attr(miri, ignore = "large buffers")]
 fn narrow_and_odd_lane_counts_match_the_reference_at_every_height() {
-    let backends = Backend::available();
+    let backends = common::backends();
     let pools = [pool(1), pool(2), pool(3)];
     let mut sampled = 0usize;
     for lanes in LANES {

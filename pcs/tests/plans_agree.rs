@@ -86,7 +86,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (domain, seed),
             )| {
                 let lanes = lanes.min((MAX_WORDS >> log_rows).max(1));
-                let backends = Backend::available();
+                let backends = common::backends();
                 let l2_bytes = (lanes * 8) << log_l2_rows;
                 Case {
                     shape: Shape::with_expansion(log_rows, lanes, r.min(log_rows), Expansion::Unbounded)

@@ -72,6 +72,9 @@ struct Report {
     allowed_cpuset: Vec<usize>,
     pin_policy: String,
     backend: String,
+    /// Where the backend's kernels start a row's full columns (this machine only: a what-if
+    /// names none).
+    column_start: Option<String>,
     /// Kernel backends this CPU (the one running the command) supports.
     backends_supported: Vec<String>,
     threads: usize,
@@ -139,6 +142,7 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
             threads: pool.num_workers(),
             topology,
             backend: backend.name().to_owned(),
+            column_start: Some(encoder.backend().column_start().name().to_owned()),
             warnings,
             wisdom: Some(wisdom),
             plans,
@@ -192,6 +196,7 @@ fn what_if_report(
         pin_policy: format!("{:?} (not applied)", layout.pin).to_lowercase(),
         workers: worker_reports(&layout.placements, &layout.budgets),
         backend: backend.name().to_owned(),
+        column_start: None,
         warnings: topology.warnings.clone(),
         threads: workers,
         wisdom: None,
@@ -375,6 +380,9 @@ fn print_text(out: &mut String, r: &Report) -> std::fmt::Result {
     writeln!(out)?;
     writeln!(out, "Allowed cpuset: {}", cpu_list(&r.allowed_cpuset))?;
     writeln!(out, "Backend planned for: {}", r.backend)?;
+    if let Some(columns) = &r.column_start {
+        writeln!(out, "Full columns start: {columns} (NTT_COLUMNS overrides)")?;
+    }
     writeln!(
         out,
         "Backends this CPU supports: {}",

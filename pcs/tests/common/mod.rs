@@ -1,7 +1,7 @@
 //! Helpers shared by the encoder tests.
 #![allow(dead_code)]
 
-use ntt_kernels::Backend;
+use ntt_kernels::{Backend, ColumnStart};
 use ntt_pcs::{Encoder, RowSink};
 use ntt_runtime::{ThreadPool, ThreadPoolBuilder};
 use std::collections::HashMap;
@@ -25,6 +25,22 @@ pub fn pool(workers: usize) -> Arc<ThreadPool> {
             )
         })
         .clone()
+}
+
+/// Every backend this CPU has, those with 64-byte vectors once per [`ColumnStart`] (the only
+/// ones whose columns can start at a cache-line boundary): every entry must give the same bytes.
+pub fn backends() -> Vec<Backend> {
+    Backend::available()
+        .into_iter()
+        .flat_map(|b| {
+            let starts: &[ColumnStart] = if b.vector_lanes() == 8 {
+                &ColumnStart::ALL
+            } else {
+                &[ColumnStart::Line]
+            };
+            starts.iter().map(move |&c| b.with_column_start(c))
+        })
+        .collect()
 }
 
 /// An encoder with `backend` on the shared pool of `workers` workers.

@@ -12,6 +12,8 @@ pub struct Machine {
     pub cpu: String,
     pub cores: usize,
     pub backend: String,
+    /// Where the engine's kernels start a row's full columns (`NTT_COLUMNS`, else this CPU's).
+    pub column_start: String,
     /// Whether p3-binary-dft was compiled with its carry-less multiply kernels.
     pub p3_clmul_kernels: bool,
 }
@@ -31,13 +33,21 @@ impl Machine {
             cpu,
             cores,
             backend: format!("{:?}", Backend::detect().kind()).to_lowercase(),
+            column_start: Backend::from_env()
+                .unwrap_or_else(|_| Backend::detect())
+                .column_start()
+                .name()
+                .to_owned(),
             p3_clmul_kernels: p3_lch::has_clmul_kernels(),
         }
     }
 }
 
 pub fn print_machine(m: &Machine) {
-    println!("machine: {}, {} cores, backend {}", m.cpu, m.cores, m.backend);
+    println!(
+        "machine: {}, {} cores, backend {} (columns: {})",
+        m.cpu, m.cores, m.backend, m.column_start
+    );
     if !m.p3_clmul_kernels {
         println!(
             "warning: p3-binary-dft was built without its carry-less multiply kernels; \
