@@ -264,7 +264,7 @@ fn main() {
                 for (i, name) in x86::VARIANTS.iter().enumerate() {
                     // SAFETY: as above.
                     let ns = unsafe { x86::run(i, 10_000_000) };
-                    println!("round {round}: {name:<36} {ns:.3} ns per 8 products");
+                    println!("round {round}: {name:<38} {ns:.3} ns per 8 products");
                 }
             }
             return;
