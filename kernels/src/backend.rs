@@ -89,11 +89,7 @@ impl core::fmt::Display for BackendKind {
 impl core::str::FromStr for BackendKind {
     type Err = BackendError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let name = s.trim().to_ascii_lowercase();
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name() == name)
-            .ok_or_else(|| BackendError::UnknownName(s.to_owned()))
+        crate::names::by_name(Self::ALL, Self::name, s).ok_or_else(|| BackendError::UnknownName(s.to_owned()))
     }
 }
 

@@ -92,25 +92,25 @@ pub struct UnknownColumnStart(pub String);
 impl core::str::FromStr for ColumnStart {
     type Err = UnknownColumnStart;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let name = s.trim().to_ascii_lowercase();
-        Self::ALL
-            .into_iter()
-            .find(|c| c.name() == name)
-            .ok_or_else(|| UnknownColumnStart(s.to_owned()))
+        crate::names::by_name(Self::ALL, Self::name, s).ok_or_else(|| UnknownColumnStart(s.to_owned()))
     }
 }
 
-/// Whether the CPU's vendor string is AMD's.
+/// Whether the CPU's vendor string is AMD's. Read once: CPUID traps to the hypervisor in a
+/// virtual machine, and every AVX-512 backend made asks.
 fn cpu_is_amd() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let id = core::arch::x86_64::__cpuid(0);
-        // The vendor string is EBX, EDX, ECX: "Auth" "enti" "cAMD".
-        let vendor = [id.ebx, id.edx, id.ecx].map(u32::to_le_bytes);
-        vendor.concat() == b"AuthenticAMD"
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    static AMD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AMD.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let id = core::arch::x86_64::__cpuid(0);
+            // The vendor string is EBX, EDX, ECX: "Auth" "enti" "cAMD".
+            let vendor = [id.ebx, id.edx, id.ecx].map(u32::to_le_bytes);
+            vendor.concat() == b"AuthenticAMD"
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    })
 }
 
 #[cfg(test)]

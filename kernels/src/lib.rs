@@ -32,6 +32,7 @@ mod dispatch_across;
 mod field;
 mod groups;
 mod lanes;
+mod names;
 pub mod reference;
 mod rows;
 mod scalar;

@@ -12,7 +12,7 @@ pub struct Machine {
     pub cpu: String,
     pub cores: usize,
     pub backend: String,
-    /// Where the engine's kernels start a row's full columns (`NTT_COLUMNS`, else this CPU's).
+    /// Where the engine's kernels start a row's full columns.
     pub column_start: String,
     /// Whether p3-binary-dft was compiled with its carry-less multiply kernels.
     pub p3_clmul_kernels: bool,
@@ -29,15 +29,13 @@ impl Machine {
                     .map(|(_, v)| v.trim().to_owned())
             })
             .unwrap_or_else(|| "unknown".to_owned());
+        // The backend the engine's encoders are built with (`NTT_BACKEND`, `NTT_COLUMNS`).
+        let backend = Backend::from_env().unwrap_or_else(|_| Backend::detect());
         Self {
             cpu,
             cores,
-            backend: format!("{:?}", Backend::detect().kind()).to_lowercase(),
-            column_start: Backend::from_env()
-                .unwrap_or_else(|_| Backend::detect())
-                .column_start()
-                .name()
-                .to_owned(),
+            backend: backend.name().to_owned(),
+            column_start: backend.column_start().name().to_owned(),
             p3_clmul_kernels: p3_lch::has_clmul_kernels(),
         }
     }
