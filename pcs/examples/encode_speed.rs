@@ -3,7 +3,9 @@
 //! Prints the plan, then the median and spread of `reps` warm encodes and ns per lane-butterfly.
 //! With `NTT_PROFILE_LOOP=N` it then runs N more encodes back to back with no clock read between
 //! them (the per-encode clocks cost as much as a 2^10-word encode) and prints their mean: the loop
-//! to put under a profiler for small shapes.
+//! to put under a profiler for small shapes. With `NTT_GAP_MS=N` each timed encode follows N ms
+//! of idleness, as a prover's calls do (the workers have parked, unless `NTT_IDLE_SPIN_US`
+//! keeps them looking that long).
 
 use ntt_pcs::{CommitParams, Encoder, Expansion, MessageLayout, PlanConfig, Shape};
 use ntt_runtime::cpu_time::process_cpu;
@@ -62,7 +64,16 @@ fn main() {
         }
         .expect("encode");
     };
+    // `NTT_GAP_MS`: an idle pause before each encode, long enough for the workers to go to
+    // sleep, as between a prover's calls (the encode then pays their wake-up).
+    let gap = std::env::var("NTT_GAP_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(std::time::Duration::from_millis);
     for _ in 0..reps + 1 {
+        if let Some(gap) = gap {
+            std::thread::sleep(gap);
+        }
         let c0 = process_cpu();
         restore(&mut data);
         let t0 = Instant::now();

@@ -166,6 +166,14 @@ fn an_encoder_on_a_given_pool_refuses_new_pool_settings() {
         matches!(err, Err(SetupError::PoolGiven { setting: "workers" })),
         "{err:?}"
     );
+    let err = Encoder::builder()
+        .idle_spin(std::time::Duration::from_millis(1))
+        .pool(shared.clone())
+        .build();
+    assert!(
+        matches!(err, Err(SetupError::PoolGiven { setting: "idle_spin" })),
+        "{err:?}"
+    );
     let enc = Encoder::builder()
         .pool(shared.clone())
         .backend(Backend::portable())

@@ -39,7 +39,9 @@
 //! # Sharing the cores with rayon
 //! Plonky3 hashes, folds and runs sumcheck on its rayon pool; the engine encodes on its own pool.
 //! The two never run at the same time within one prover call (an encode returns before Plonky3
-//! goes on), so both may have one worker per core: the idle pool's threads sleep.
+//! goes on), so both may have one worker per core. Between its calls the engine's workers keep
+//! looking for the next one for [`IDLE_SPIN`] (20 ms), yielding their CPU on every look, so
+//! rayon's threads run there meanwhile; then they park.
 //! [`EngineNtt::with_workers`] pins its workers one per core (rayon's never pin, so its threads
 //! run where the engine leaves room) unless another pool of the process already pins workers;
 //! two pinned pools would stack on the same cores. To run a prover on fewer cores, size both
@@ -53,4 +55,4 @@ mod ntt;
 mod words;
 
 pub use mmcs::{Blake3Commitment, Blake3Mmcs, Blake3MmcsError, Blake3Proof, Blake3ProverData, MatrixOpening};
-pub use ntt::EngineNtt;
+pub use ntt::{EngineNtt, IDLE_SPIN};

@@ -135,3 +135,15 @@ fn an_lde_by_nothing_keeps_the_allocation() {
     let out = EngineNtt::with_workers(1).lde_batch(mat, 0);
     assert_eq!(out.values.as_ptr(), ptr);
 }
+
+/// `with_workers` keeps its idle workers looking for the next call for `IDLE_SPIN` (a prover's
+/// calls come milliseconds apart), unless `NTT_IDLE_SPIN_US` says otherwise.
+#[test]
+fn with_workers_spins_between_calls() {
+    if std::env::var_os(ntt_runtime::IDLE_SPIN_ENV).is_some() {
+        return; // the environment overrides the default this test checks
+    }
+    let ntt = EngineNtt::with_workers(2);
+    assert_eq!(ntt.encoder().pool().idle_spin(), ntt_plonky3::IDLE_SPIN);
+    assert!(!ntt_plonky3::IDLE_SPIN.is_zero());
+}

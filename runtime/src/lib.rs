@@ -71,7 +71,9 @@ pub use graph::{CycleError, Graph, TaskId};
 pub use grow::Grower;
 pub use panic::{RunError, TaskPanic};
 pub use placement::{PinPolicy, WorkerPlacement};
-pub use pool::{BuildError, HANDOFF_COST, MAX_WORKERS, THREADS_ENV, ThreadPool, ThreadPoolBuilder};
+pub use pool::{
+    BuildError, HANDOFF_COST, IDLE_SPIN_ENV, MAX_WORKERS, THREADS_ENV, ThreadPool, ThreadPoolBuilder,
+};
 pub use scratch::SCRATCH_ALIGN;
 pub use topology::{
     Cache, CpuKind, DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE, FirstTouch, NumaNode,

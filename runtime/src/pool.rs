@@ -41,6 +41,10 @@ pub const MAX_WORKERS: usize = 4096;
 /// The environment variable that sets the default number of workers.
 pub const THREADS_ENV: &str = "NTT_THREADS";
 
+/// The environment variable that, when set, overrides every pool's idle spin
+/// ([`ThreadPoolBuilder::idle_spin`]), in microseconds: for tuning experiments.
+pub const IDLE_SPIN_ENV: &str = "NTT_IDLE_SPIN_US";
+
 /// Why a pool could not be built.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -48,6 +52,9 @@ pub enum BuildError {
     /// The requested (or `NTT_THREADS`) worker count is not usable.
     #[error("invalid worker count: {0}")]
     Threads(String),
+    /// `NTT_IDLE_SPIN_US` is not a number of microseconds.
+    #[error("invalid idle spin: {0}")]
+    IdleSpin(String),
     /// The operating system refused to start a worker thread.
     #[error("could not spawn worker thread {index}: {source}")]
     Spawn {
@@ -69,6 +76,7 @@ pub struct ThreadPoolBuilder {
     stack_size: Option<usize>,
     topology: Option<Topology>,
     handoff_cost: Option<Duration>,
+    idle_spin: Option<Duration>,
 }
 
 impl core::fmt::Debug for ThreadPoolBuilder {
@@ -79,6 +87,8 @@ impl core::fmt::Debug for ThreadPoolBuilder {
             .field("thread_name", &self.thread_name.is_some())
             .field("stack_size", &self.stack_size)
             .field("topology", &self.topology.is_some())
+            .field("handoff_cost", &self.handoff_cost)
+            .field("idle_spin", &self.idle_spin)
             .finish()
     }
 }
@@ -123,6 +133,21 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// How long an idle worker keeps looking for work (yielding its CPU between looks) before
+    /// it parks; default zero: it parks after a few rounds (tens of microseconds).
+    ///
+    /// Waking a parked worker costs 25-50 µs on a virtual machine (its CPU has halted), and the
+    /// caches it comes back to may have served someone else meanwhile. A caller that hands the
+    /// pool many short jobs a few milliseconds apart, as a prover's NTT calls between its own
+    /// hashing and sumcheck, saves both by keeping the workers looking across the gap; they
+    /// yield on every look, so threads with real work on the same CPUs still run. Ignored
+    /// when the pool has more workers than the machine has CPUs. `NTT_IDLE_SPIN_US`, when set,
+    /// overrides it.
+    pub fn idle_spin(mut self, spin: Duration) -> Self {
+        self.idle_spin = Some(spin);
+        self
+    }
+
     /// Uses `topology` instead of detecting it (tests, or a topology read once and shared).
     pub fn topology(mut self, topology: Topology) -> Self {
         self.topology = Some(topology);
@@ -144,6 +169,8 @@ impl ThreadPoolBuilder {
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         let topology = self.topology.take().unwrap_or_else(Topology::detect);
         let n = self.worker_count(&topology)?;
+        let env = std::env::var(IDLE_SPIN_ENV).ok();
+        let idle_spin = resolve_idle_spin(self.idle_spin, env.as_deref())?;
         let WorkerLayout {
             pin,
             mut placements,
@@ -154,6 +181,7 @@ impl ThreadPoolBuilder {
         let registry = Arc::new(Registry::new(
             deques.iter().map(Worker::stealer).collect(),
             placements.iter().map(|p| p.steal_order.clone()).collect(),
+            idle_spin,
         ));
         let (started_tx, started_rx) = mpsc::channel::<(usize, Result<(), String>)>();
         let mut handles = Vec::with_capacity(n);
@@ -214,6 +242,7 @@ impl ThreadPoolBuilder {
         );
         Ok(ThreadPool {
             handoff_cost: self.handoff_cost.unwrap_or(HANDOFF_COST),
+            idle_spin,
             estimate_scale: EstimateScale::new(),
             registry,
             handles,
@@ -249,6 +278,19 @@ fn resolve_worker_count(
     Ok(n)
 }
 
+/// The idle spin: a non-blank `env` (`NTT_IDLE_SPIN_US`, microseconds), else `requested`,
+/// else zero.
+fn resolve_idle_spin(requested: Option<Duration>, env: Option<&str>) -> Result<Duration, BuildError> {
+    match env.map(str::trim) {
+        Some(v) if !v.is_empty() => v.parse::<u64>().map(Duration::from_micros).map_err(|_| {
+            BuildError::IdleSpin(format!(
+                "{IDLE_SPIN_ENV}={v:?} is not a whole number of microseconds"
+            ))
+        }),
+        _ => Ok(requested.unwrap_or(Duration::ZERO)),
+    }
+}
+
 /// A pool of workers that runs task graphs. `Send + Sync`: share it behind an `Arc`.
 ///
 /// Dropping the pool stops and joins its workers (unless it is dropped from one of its own
@@ -262,6 +304,8 @@ pub struct ThreadPool {
     pin: PinPolicy,
     warnings: Vec<String>,
     handoff_cost: Duration,
+    /// What the builder asked idle workers to spin (the registry's is zero when oversubscribed).
+    idle_spin: Duration,
     /// How the inline runs' real times compare with their estimates (`estimate.rs`).
     estimate_scale: EstimateScale,
 }
@@ -277,6 +321,12 @@ impl core::fmt::Debug for ThreadPool {
 }
 
 impl ThreadPool {
+    /// How long an idle worker looks for work before it parks ([`ThreadPoolBuilder::idle_spin`],
+    /// or `NTT_IDLE_SPIN_US`).
+    pub fn idle_spin(&self) -> Duration {
+        self.idle_spin
+    }
+
     /// Number of worker threads.
     pub fn num_workers(&self) -> usize {
         self.budgets.len()
@@ -527,6 +577,76 @@ mod tests {
         }
         assert!(resolve_worker_count(Some(MAX_WORKERS + 1), None, 2).is_err());
         assert!(resolve_worker_count(None, Some("1000000"), 2).is_err());
+    }
+
+    #[test]
+    fn idle_spin_prefers_env_then_explicit_then_zero() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            resolve_idle_spin(Some(ms(5)), Some(" 250 ")).ok(),
+            Some(Duration::from_micros(250))
+        );
+        assert_eq!(resolve_idle_spin(Some(ms(5)), Some("")).ok(), Some(ms(5)));
+        assert_eq!(resolve_idle_spin(Some(ms(5)), None).ok(), Some(ms(5)));
+        assert_eq!(resolve_idle_spin(None, None).ok(), Some(Duration::ZERO));
+        for bad in ["-1", "1ms", "0.5"] {
+            let err = resolve_idle_spin(None, Some(bad)).expect_err(bad);
+            assert!(err.to_string().contains(IDLE_SPIN_ENV), "{err}");
+        }
+    }
+
+    /// Waits (at most 10 s) until `n` workers of `pool` have parked.
+    fn until_parked(pool: &ThreadPool, n: usize) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while pool.registry.sleep.sleepers() < n {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the idle workers never parked"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// With an idle spin, a worker that ran a job keeps looking for the next one instead of
+    /// parking, so jobs that come within the spin wake nobody; once the spin has passed with
+    /// nothing to do, it parks.
+    #[test]
+    #[cfg_attr(miri, ignore = "waits for worker threads to spin and park")]
+    fn idle_workers_look_for_work_for_the_idle_spin_then_park() {
+        if std::env::var_os(IDLE_SPIN_ENV).is_some() {
+            return; // the environment overrides the spins this test sets
+        }
+        let spinning = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .pin(PinPolicy::None)
+            .idle_spin(Duration::from_secs(60))
+            .build()
+            .expect("pool");
+        assert_eq!(spinning.idle_spin(), Duration::from_secs(60));
+        let sleep = &spinning.registry.sleep;
+        let before = sleep.wakes();
+        for _ in 0..20 {
+            let mut ran = false;
+            spinning.run(|g| {
+                g.add(|_| ran = true);
+            });
+            assert!(ran);
+            std::thread::sleep(Duration::from_millis(5));
+            assert_eq!(sleep.sleepers(), 0, "a worker parked within its idle spin");
+        }
+        assert_eq!(sleep.wakes(), before, "a job within the idle spin woke a worker");
+
+        let brief = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .pin(PinPolicy::None)
+            .idle_spin(Duration::from_millis(20))
+            .build()
+            .expect("pool");
+        brief.run(|g| {
+            g.add(|_| {});
+        });
+        until_parked(&brief, 1);
+        assert_eq!(unpinned(1).idle_spin(), Duration::ZERO, "the default spin");
     }
 
     /// A small job run inline on its caller (a guest of the pool) finishes its graphs, joins

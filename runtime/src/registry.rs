@@ -3,6 +3,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 
@@ -36,6 +37,9 @@ pub(crate) struct Registry {
     /// The worker pinned to each CPU: whom a job injected from that CPU wakes first.
     pub(crate) local: LocalWorkers,
     spin_rounds: u32,
+    /// How long an idle worker keeps looking for work, after its spin rounds, before it parks
+    /// (`ThreadPoolBuilder::idle_spin`); zero when the pool is oversubscribed.
+    idle_spin: Duration,
 }
 
 impl core::fmt::Debug for Registry {
@@ -48,15 +52,22 @@ impl core::fmt::Debug for Registry {
 }
 
 impl Registry {
-    /// The registry of workers with these stealers and steal orders.
-    pub(crate) fn new(stealers: Vec<Stealer<JobRef>>, steal_orders: Vec<Vec<usize>>) -> Self {
+    /// The registry of workers with these stealers and steal orders, whose idle workers look
+    /// for work for `idle_spin` before they park (not at all when the pool is oversubscribed).
+    pub(crate) fn new(
+        stealers: Vec<Stealer<JobRef>>,
+        steal_orders: Vec<Vec<usize>>,
+        idle_spin: Duration,
+    ) -> Self {
         let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+        let oversubscribed = stealers.len() > cpus;
         Self {
-            spin_rounds: if stealers.len() > cpus {
+            spin_rounds: if oversubscribed {
                 OVERSUBSCRIBED_SPIN_ROUNDS
             } else {
                 SPIN_ROUNDS
             },
+            idle_spin: if oversubscribed { Duration::ZERO } else { idle_spin },
             stealers: stealers.into_boxed_slice(),
             injector: Injector::new(),
             sleep: Sleep::new(steal_orders),
@@ -301,14 +312,23 @@ impl WorkerThread {
             || self.probes().iter().any(|&v| !registry.stealers[v].is_empty())
     }
 
+    /// Whether an idle worker whose spin rounds are spent keeps looking: until the pool's idle
+    /// spin has passed since `idle_since` (set here, at the first such round).
+    fn spins_on(&self, idle_since: &mut Option<Instant>) -> bool {
+        let spin = self.registry.idle_spin;
+        !spin.is_zero() && idle_since.get_or_insert_with(Instant::now).elapsed() < spin
+    }
+
     /// Executes jobs until `done()` holds: spins a few rounds when idle, then parks.
     /// `done` must become true only through a store followed by a wake of this worker (a latch
     /// set, or termination).
     pub(crate) fn wait_until(&self, done: impl Fn() -> bool) {
         let mut idle_rounds = 0;
+        let mut idle_since: Option<Instant> = None;
         while !done() {
             if let Some(job) = self.find_work() {
                 idle_rounds = 0;
+                idle_since = None;
                 // SAFETY: every job on the pool's deques belongs to a run that is in progress.
                 unsafe { job.execute(self) };
                 continue;
@@ -320,7 +340,7 @@ impl WorkerThread {
                 std::thread::yield_now();
                 continue;
             }
-            if idle_rounds < self.registry.spin_rounds {
+            if idle_rounds < self.registry.spin_rounds || self.spins_on(&mut idle_since) {
                 idle_rounds += 1;
                 std::thread::yield_now();
                 continue;
@@ -329,6 +349,7 @@ impl WorkerThread {
                 .sleep
                 .sleep(self.index, || done() || self.has_visible_work());
             idle_rounds = 0;
+            idle_since = None;
         }
     }
 }

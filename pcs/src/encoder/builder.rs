@@ -92,6 +92,15 @@ impl EncoderBuilder {
         self
     }
 
+    /// Keeps the new pool's idle workers looking for work for `spin` before they park (see
+    /// [`ThreadPoolBuilder::idle_spin`]): for a caller whose encodes come a few milliseconds
+    /// apart.
+    pub fn idle_spin(mut self, spin: std::time::Duration) -> Self {
+        self.new_pool = self.new_pool.idle_spin(spin);
+        self.new_pool_setting.get_or_insert("idle_spin");
+        self
+    }
+
     /// Runs `backend`'s kernels instead of those `NTT_BACKEND` names or the CPU's fastest.
     pub fn backend(mut self, backend: Backend) -> Self {
         self.backend = Some(backend);
