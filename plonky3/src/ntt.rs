@@ -17,7 +17,10 @@ use std::time::Duration;
 /// machine, and the caches they return to may have served another tenant meanwhile. Measured
 /// inside WHIR at 2^18 on 2 workers, the engine's encode time fell 5.5% (2.20 → 2.08 ms,
 /// medians of 15 interleaved runs) with 20 ms, and Plonky3's own times beside it did not move:
-/// the spinning workers yield their CPU on every look.
+/// the spinning workers yield their CPU on every look. Yielding does not help a thread on an SMT
+/// sibling of a spinning worker's core, which shares the core's issue slots (not measured here:
+/// the guests had one thread per core); where Plonky3's hashing runs on such siblings, measure
+/// with `NTT_IDLE_SPIN_US=0` against the default.
 pub const IDLE_SPIN: Duration = Duration::from_millis(20);
 
 /// Plonky3's additive NTT over `Poly64`, run by the engine: Plonky3's domain (the Cantor basis,
