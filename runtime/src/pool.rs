@@ -616,12 +616,15 @@ mod tests {
         if std::env::var_os(IDLE_SPIN_ENV).is_some() {
             return; // the environment overrides the spins this test sets
         }
-        let spinning = ThreadPoolBuilder::new()
-            .num_threads(1)
-            .pin(PinPolicy::None)
-            .idle_spin(Duration::from_secs(60))
-            .build()
-            .expect("pool");
+        let one_worker_spinning = |spin| {
+            ThreadPoolBuilder::new()
+                .num_threads(1)
+                .pin(PinPolicy::None)
+                .idle_spin(spin)
+                .build()
+                .expect("pool")
+        };
+        let spinning = one_worker_spinning(Duration::from_secs(60));
         assert_eq!(spinning.idle_spin(), Duration::from_secs(60));
         let sleep = &spinning.registry.sleep;
         let before = sleep.wakes();
@@ -636,12 +639,7 @@ mod tests {
         }
         assert_eq!(sleep.wakes(), before, "a job within the idle spin woke a worker");
 
-        let brief = ThreadPoolBuilder::new()
-            .num_threads(1)
-            .pin(PinPolicy::None)
-            .idle_spin(Duration::from_millis(20))
-            .build()
-            .expect("pool");
+        let brief = one_worker_spinning(Duration::from_millis(20));
         brief.run(|g| {
             g.add(|_| {});
         });
