@@ -242,7 +242,6 @@ impl ThreadPoolBuilder {
         );
         Ok(ThreadPool {
             handoff_cost: self.handoff_cost.unwrap_or(HANDOFF_COST),
-            idle_spin,
             estimate_scale: EstimateScale::new(),
             registry,
             handles,
@@ -304,8 +303,6 @@ pub struct ThreadPool {
     pin: PinPolicy,
     warnings: Vec<String>,
     handoff_cost: Duration,
-    /// What the builder asked idle workers to spin (the registry's is zero when oversubscribed).
-    idle_spin: Duration,
     /// How the inline runs' real times compare with their estimates (`estimate.rs`).
     estimate_scale: EstimateScale,
 }
@@ -321,10 +318,10 @@ impl core::fmt::Debug for ThreadPool {
 }
 
 impl ThreadPool {
-    /// How long an idle worker looks for work before it parks ([`ThreadPoolBuilder::idle_spin`],
-    /// or `NTT_IDLE_SPIN_US`).
+    /// How long an idle worker looks for work before it parks: [`ThreadPoolBuilder::idle_spin`]
+    /// (or `NTT_IDLE_SPIN_US`), zero when the pool has more workers than the machine has CPUs.
     pub fn idle_spin(&self) -> Duration {
-        self.idle_spin
+        self.registry.idle_spin
     }
 
     /// Number of worker threads.
@@ -655,14 +652,7 @@ mod tests {
     fn an_inline_run_wakes_no_parked_worker() {
         let pool = unpinned(1);
         let sleep = &pool.registry.sleep;
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while sleep.sleepers() == 0 {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the idle worker never parked"
-            );
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        until_parked(&pool, 1);
         let before = sleep.wakes();
         pool.with_work_estimate(Duration::ZERO, || {
             for _ in 0..50 {
@@ -721,17 +711,9 @@ mod tests {
             // Fewer than two CPUs to pin to, or the OS refused: nothing is local to check.
             return;
         }
-        let sleep = &pool.registry.sleep;
         for round in 0..6 {
             let target = round % 2;
-            let deadline = std::time::Instant::now() + Duration::from_secs(10);
-            while sleep.sleepers() < 2 {
-                assert!(
-                    std::time::Instant::now() < deadline,
-                    "the idle workers never parked"
-                );
-                std::thread::sleep(Duration::from_millis(1));
-            }
+            until_parked(&pool, 2);
             let ran_on = std::thread::scope(|s| {
                 s.spawn(|| {
                     placement::bind_current_thread(&bound[target]).expect("bind the caller");

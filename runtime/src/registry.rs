@@ -39,7 +39,7 @@ pub(crate) struct Registry {
     spin_rounds: u32,
     /// How long an idle worker keeps looking for work, after its spin rounds, before it parks
     /// (`ThreadPoolBuilder::idle_spin`); zero when the pool is oversubscribed.
-    idle_spin: Duration,
+    pub(crate) idle_spin: Duration,
 }
 
 impl core::fmt::Debug for Registry {
