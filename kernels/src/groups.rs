@@ -6,6 +6,10 @@
 //! segment, a gathered group of strided rows is many, read from one place and written to another
 //! (so a gathered pass needs no gather or scatter copy).
 //!
+//! Where the ISA has the registers ([`Lanes::PAIRED_COLUMNS`]), two adjacent columns run side by
+//! side, butterfly by butterfly: a radix-8 group's three layers are a chain of three dependent
+//! products per register, and the second column's chain fills the waits of the first.
+//!
 //! Twiddles are in breadth-first order (see [`crate::Backend::radix8`]): radix 8 pairs (i, i+4)
 //! with `tw[0]`; (0,2),(1,3) with `tw[1]` and (4,6),(5,7) with `tw[2]`; (2k, 2k+1) with `tw[3+k]`.
 //! Radix 4 is the same on four registers with `tw[0..3]`; radix 2 one butterfly with `tw[0]`.
@@ -17,7 +21,7 @@
 
 use crate::columns::ColumnStart;
 use crate::lanes::Lanes;
-use crate::rows::{forward, forward_or_zero, inverse, load, store};
+use crate::rows::{forward_or_zero, inverse, load, store};
 use crate::strided::StridedRows;
 
 /// Source rows up to this many words (4 KiB) are prefetched one row ahead: a short strided row
@@ -124,105 +128,146 @@ unsafe fn group<L: Lanes, const R: usize, const INVERSE: bool, const ZERO: bool,
         }
         if head > 0 {
             // SAFETY: columns [0, head) of the group's rows (caller).
-            unsafe { column::<L, R, INVERSE, ZERO, false>((s, s_seg), (d, d_seg), 0, head, t) };
+            unsafe { column::<L, R, 1, INVERSE, ZERO, false>((s, s_seg), (d, d_seg), 0, head, t) };
         }
         let mut i = head;
+        if L::PAIRED_COLUMNS {
+            while i + 2 * w <= full {
+                // SAFETY: columns [i, i + 2w) with i + 2w <= width (caller); with `STREAM`,
+                // `d + i` and `d + i + w` are vector-aligned (as below).
+                unsafe { column::<L, R, 2, INVERSE, ZERO, STREAM>((s, s_seg), (d, d_seg), i, w, t) };
+                i += 2 * w;
+            }
+        }
         while i < full {
             // SAFETY: columns [i, i + w) with i + w <= width (caller); with `STREAM`, `d + i` is
             // vector-aligned (past the head, every row shares row 0's alignment).
-            unsafe { column::<L, R, INVERSE, ZERO, STREAM>((s, s_seg), (d, d_seg), i, w, t) };
+            unsafe { column::<L, R, 1, INVERSE, ZERO, STREAM>((s, s_seg), (d, d_seg), i, w, t) };
             i += w;
         }
         if i < width {
             // SAFETY: columns [i, width) of the group's rows (caller).
-            unsafe { column::<L, R, INVERSE, ZERO, false>((s, s_seg), (d, d_seg), i, width - i, t) };
+            unsafe { column::<L, R, 1, INVERSE, ZERO, false>((s, s_seg), (d, d_seg), i, width - i, t) };
         }
     }
 }
 
-/// One column of `n <= L::WIDTH` words at word `i` of the group's rows (segment k's row at
-/// `src + k·s_seg` and `dst + k·d_seg`); `n` is the constant `L::WIDTH` in the main loop, so the
-/// partial-column branches fold away there.
+/// `C` adjacent columns of `n <= L::WIDTH` words each from word `i` of the group's rows (segment
+/// k's row at `src + k·s_seg` and `dst + k·d_seg`), their butterflies interleaved; `n` is the
+/// constant `L::WIDTH` in the main loop (and always when `C > 1`), so the partial-column branches
+/// fold away there.
 ///
 /// # Safety
-/// The CPU has `L`'s features; words `i .. i + n` of every segment's row are valid (source for
+/// The CPU has `L`'s features; words `i .. i + C·n` of every segment's row are valid (source for
 /// reads, destination for writes); with `STREAM`, `n == L::WIDTH` and every `dst + k·d_seg + i` is
 /// aligned to `8·L::WIDTH` bytes.
 #[inline(always)]
-unsafe fn column<L: Lanes, const R: usize, const INVERSE: bool, const ZERO: bool, const STREAM: bool>(
+unsafe fn column<
+    L: Lanes,
+    const R: usize,
+    const C: usize,
+    const INVERSE: bool,
+    const ZERO: bool,
+    const STREAM: bool,
+>(
     (src, s_seg): (*const u64, usize),
     (dst, d_seg): (*mut u64, usize),
     i: usize,
     n: usize,
     t: &[L::Twiddle; 7],
 ) {
+    debug_assert!(C == 1 || n == L::WIDTH);
     // SAFETY: word i of segment 0's row is readable (caller).
-    let mut v = [unsafe { load::<L>(src.wrapping_add(i), n) }; R];
-    for (k, reg) in v.iter_mut().enumerate().skip(1) {
-        // SAFETY: words i .. i + n of segment k's row are readable (caller).
-        *reg = unsafe { load::<L>(src.wrapping_add(k * s_seg + i), n) };
+    let mut v = [[unsafe { load::<L>(src.wrapping_add(i), n) }; R]; C];
+    // Loads and stores go segment by segment, the columns side by side, as the butterflies
+    // do: in column order the compiler kept more registers live and spilled (32 stack moves in
+    // the AVX-512 radix-8 loop against 7).
+    for k in 0..R {
+        for (c, regs) in v.iter_mut().enumerate() {
+            // SAFETY: words i + c·n .. i + (c + 1)·n of segment k's row are readable (caller).
+            regs[k] = unsafe { load::<L>(src.wrapping_add(k * s_seg + i + c * n), n) };
+        }
     }
     if INVERSE {
-        inverse_registers::<L, R>(&mut v, t);
+        inverse_registers::<L, R, C>(&mut v, t);
     } else {
-        forward_registers::<L, R, ZERO>(&mut v, t);
+        forward_registers::<L, R, C, ZERO>(&mut v, t);
     }
-    for (k, reg) in v.into_iter().enumerate() {
-        let p = dst.wrapping_add(k * d_seg + i);
-        if STREAM {
-            // SAFETY: a full column, vector-aligned (caller).
-            unsafe { reg.store_stream(p) };
-        } else {
-            // SAFETY: words i .. i + n of segment k's destination row are writable (caller).
-            unsafe { store(reg, p, n) };
+    for k in 0..R {
+        for (c, regs) in v.iter().enumerate() {
+            let (reg, p) = (regs[k], dst.wrapping_add(k * d_seg + i + c * n));
+            if STREAM {
+                // SAFETY: a full column, vector-aligned (caller).
+                unsafe { reg.store_stream(p) };
+            } else {
+                // SAFETY: words i + c·n .. i + (c + 1)·n of segment k's destination row are
+                // writable (caller).
+                unsafe { store(reg, p, n) };
+            }
         }
     }
 }
 
-/// The forward butterfly between registers `a` and `b`; `v ← v + u` only when `ZERO`.
+/// The forward butterfly between registers `a` and `b` of every column; `v ← v + u` only when
+/// `ZERO`.
 #[inline(always)]
-fn pair<L: Lanes, const R: usize, const ZERO: bool>(v: &mut [L; R], a: usize, b: usize, t: &L::Twiddle) {
-    let (mut x, mut y) = (v[a], v[b]);
-    forward_or_zero::<L, ZERO>(&mut x, &mut y, t);
-    v[a] = x;
-    v[b] = y;
+fn pair<L: Lanes, const R: usize, const C: usize, const ZERO: bool>(
+    v: &mut [[L; R]; C],
+    a: usize,
+    b: usize,
+    t: &L::Twiddle,
+) {
+    for regs in v.iter_mut() {
+        let (mut x, mut y) = (regs[a], regs[b]);
+        forward_or_zero::<L, ZERO>(&mut x, &mut y, t);
+        regs[a] = x;
+        regs[b] = y;
+    }
 }
 
-/// The inverse butterfly between registers `a` and `b`.
+/// The inverse butterfly between registers `a` and `b` of every column.
 #[inline(always)]
-fn inverse_pair<L: Lanes, const R: usize>(v: &mut [L; R], a: usize, b: usize, t: &L::Twiddle) {
-    let (mut x, mut y) = (v[a], v[b]);
-    inverse(&mut x, &mut y, t);
-    v[a] = x;
-    v[b] = y;
+fn inverse_pair<L: Lanes, const R: usize, const C: usize>(
+    v: &mut [[L; R]; C],
+    a: usize,
+    b: usize,
+    t: &L::Twiddle,
+) {
+    for regs in v.iter_mut() {
+        let (mut x, mut y) = (regs[a], regs[b]);
+        inverse(&mut x, &mut y, t);
+        regs[a] = x;
+        regs[b] = y;
+    }
 }
 
 /// The forward butterflies of a radix-R group in breadth-first order (see the module docs); with
 /// `ZERO` the first butterfly of each layer (twiddles 0, 1 and 3, zero in a first block) is a
 /// plain XOR.
 #[inline(always)]
-fn forward_registers<L: Lanes, const R: usize, const ZERO: bool>(v: &mut [L; R], t: &[L::Twiddle; 7]) {
+fn forward_registers<L: Lanes, const R: usize, const C: usize, const ZERO: bool>(
+    v: &mut [[L; R]; C],
+    t: &[L::Twiddle; 7],
+) {
     match R {
-        2 => pair::<L, R, ZERO>(v, 0, 1, &t[0]),
+        2 => pair::<L, R, C, ZERO>(v, 0, 1, &t[0]),
         4 => {
-            pair::<L, R, ZERO>(v, 0, 2, &t[0]);
-            pair::<L, R, ZERO>(v, 1, 3, &t[0]);
-            pair::<L, R, ZERO>(v, 0, 1, &t[1]);
-            let (mut c, mut d) = (v[2], v[3]);
-            forward(&mut c, &mut d, &t[2]);
-            (v[2], v[3]) = (c, d);
+            pair::<L, R, C, ZERO>(v, 0, 2, &t[0]);
+            pair::<L, R, C, ZERO>(v, 1, 3, &t[0]);
+            pair::<L, R, C, ZERO>(v, 0, 1, &t[1]);
+            pair::<L, R, C, false>(v, 2, 3, &t[2]);
         }
         _ => {
             for k in 0..4 {
-                pair::<L, R, ZERO>(v, k, k + 4, &t[0]);
+                pair::<L, R, C, ZERO>(v, k, k + 4, &t[0]);
             }
-            pair::<L, R, ZERO>(v, 0, 2, &t[1]);
-            pair::<L, R, ZERO>(v, 1, 3, &t[1]);
-            pair::<L, R, false>(v, 4, 6, &t[2]);
-            pair::<L, R, false>(v, 5, 7, &t[2]);
-            pair::<L, R, ZERO>(v, 0, 1, &t[3]);
+            pair::<L, R, C, ZERO>(v, 0, 2, &t[1]);
+            pair::<L, R, C, ZERO>(v, 1, 3, &t[1]);
+            pair::<L, R, C, false>(v, 4, 6, &t[2]);
+            pair::<L, R, C, false>(v, 5, 7, &t[2]);
+            pair::<L, R, C, ZERO>(v, 0, 1, &t[3]);
             for k in 1..4 {
-                pair::<L, R, false>(v, 2 * k, 2 * k + 1, &t[3 + k]);
+                pair::<L, R, C, false>(v, 2 * k, 2 * k + 1, &t[3 + k]);
             }
         }
     }
@@ -230,25 +275,25 @@ fn forward_registers<L: Lanes, const R: usize, const ZERO: bool>(v: &mut [L; R],
 
 /// The inverse butterflies of a radix-R group: [`forward_registers`] undone, layers reversed.
 #[inline(always)]
-fn inverse_registers<L: Lanes, const R: usize>(v: &mut [L; R], t: &[L::Twiddle; 7]) {
+fn inverse_registers<L: Lanes, const R: usize, const C: usize>(v: &mut [[L; R]; C], t: &[L::Twiddle; 7]) {
     match R {
-        2 => inverse_pair(v, 0, 1, &t[0]),
+        2 => inverse_pair::<L, R, C>(v, 0, 1, &t[0]),
         4 => {
-            inverse_pair(v, 0, 1, &t[1]);
-            inverse_pair(v, 2, 3, &t[2]);
-            inverse_pair(v, 0, 2, &t[0]);
-            inverse_pair(v, 1, 3, &t[0]);
+            inverse_pair::<L, R, C>(v, 0, 1, &t[1]);
+            inverse_pair::<L, R, C>(v, 2, 3, &t[2]);
+            inverse_pair::<L, R, C>(v, 0, 2, &t[0]);
+            inverse_pair::<L, R, C>(v, 1, 3, &t[0]);
         }
         _ => {
             for k in 0..4 {
-                inverse_pair(v, 2 * k, 2 * k + 1, &t[3 + k]);
+                inverse_pair::<L, R, C>(v, 2 * k, 2 * k + 1, &t[3 + k]);
             }
-            inverse_pair(v, 0, 2, &t[1]);
-            inverse_pair(v, 1, 3, &t[1]);
-            inverse_pair(v, 4, 6, &t[2]);
-            inverse_pair(v, 5, 7, &t[2]);
+            inverse_pair::<L, R, C>(v, 0, 2, &t[1]);
+            inverse_pair::<L, R, C>(v, 1, 3, &t[1]);
+            inverse_pair::<L, R, C>(v, 4, 6, &t[2]);
+            inverse_pair::<L, R, C>(v, 5, 7, &t[2]);
             for k in 0..4 {
-                inverse_pair(v, k, k + 4, &t[0]);
+                inverse_pair::<L, R, C>(v, k, k + 4, &t[0]);
             }
         }
     }

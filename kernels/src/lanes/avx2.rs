@@ -50,6 +50,7 @@ fn shl3(a: __m256i) -> __m256i {
 
 impl Lanes for Avx2 {
     const WIDTH: usize = 4;
+    const PAIRED_COLUMNS: bool = true;
     type Twiddle = __m256i;
 
     #[inline(always)]

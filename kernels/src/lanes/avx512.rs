@@ -66,6 +66,7 @@ fn shl3(a: __m512i) -> __m512i {
 
 impl Lanes for Avx512 {
     const WIDTH: usize = 8;
+    const PAIRED_COLUMNS: bool = true;
     type Twiddle = __m512i;
 
     #[inline(always)]
