@@ -208,6 +208,22 @@ unsafe fn column<
     }
 }
 
+/// `butterfly` on registers `a` and `b` of every column.
+#[inline(always)]
+fn each_column<L: Lanes, const R: usize, const C: usize>(
+    v: &mut [[L; R]; C],
+    a: usize,
+    b: usize,
+    butterfly: impl Fn(&mut L, &mut L),
+) {
+    for regs in v.iter_mut() {
+        let (mut x, mut y) = (regs[a], regs[b]);
+        butterfly(&mut x, &mut y);
+        regs[a] = x;
+        regs[b] = y;
+    }
+}
+
 /// The forward butterfly between registers `a` and `b` of every column; `v ← v + u` only when
 /// `ZERO`.
 #[inline(always)]
@@ -217,12 +233,7 @@ fn pair<L: Lanes, const R: usize, const C: usize, const ZERO: bool>(
     b: usize,
     t: &L::Twiddle,
 ) {
-    for regs in v.iter_mut() {
-        let (mut x, mut y) = (regs[a], regs[b]);
-        forward_or_zero::<L, ZERO>(&mut x, &mut y, t);
-        regs[a] = x;
-        regs[b] = y;
-    }
+    each_column(v, a, b, |x, y| forward_or_zero::<L, ZERO>(x, y, t));
 }
 
 /// The inverse butterfly between registers `a` and `b` of every column.
@@ -233,12 +244,7 @@ fn inverse_pair<L: Lanes, const R: usize, const C: usize>(
     b: usize,
     t: &L::Twiddle,
 ) {
-    for regs in v.iter_mut() {
-        let (mut x, mut y) = (regs[a], regs[b]);
-        inverse(&mut x, &mut y, t);
-        regs[a] = x;
-        regs[b] = y;
-    }
+    each_column(v, a, b, |x, y| inverse(x, y, t));
 }
 
 /// The forward butterflies of a radix-R group in breadth-first order (see the module docs); with
