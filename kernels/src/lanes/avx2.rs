@@ -1,6 +1,6 @@
 //! Four lanes per `__m256i`, VPCLMULQDQ products, byte-shuffle spill with a broadcast table.
 
-use super::{FOLDED_SPILL, Lanes};
+use super::{FOLDED_SPILL, Lanes, Unreduced};
 use core::arch::x86_64::*;
 
 /// Four field elements. Exists only on CPUs with AVX2 and VPCLMULQDQ (see the module docs of
@@ -28,9 +28,16 @@ fn double(a: __m256i) -> __m256i {
 
 #[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
 #[inline]
-fn clmul_split(v: __m256i, t: __m256i) -> (__m256i, __m256i) {
-    let even = _mm256_clmulepi64_epi128::<0x00>(v, t);
-    let odd = _mm256_clmulepi64_epi128::<0x11>(v, t);
+fn clmul_even_odd(v: __m256i, t: __m256i) -> (__m256i, __m256i) {
+    (
+        _mm256_clmulepi64_epi128::<0x00>(v, t),
+        _mm256_clmulepi64_epi128::<0x11>(v, t),
+    )
+}
+
+#[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
+#[inline]
+fn split_even_odd(even: __m256i, odd: __m256i) -> (__m256i, __m256i) {
     (_mm256_unpacklo_epi64(even, odd), _mm256_unpackhi_epi64(even, odd))
 }
 
@@ -90,10 +97,18 @@ impl Lanes for Avx2 {
         Self(unsafe { xor(self.0, other.0) })
     }
 
+    /// Even lanes' 128-bit products in one register, odd lanes' in the other.
     #[inline(always)]
-    fn clmul(self, t: __m256i) -> (Self, Self) {
+    fn products(self, t: __m256i) -> Unreduced<Self> {
         // SAFETY: a value exists only where the CPU has the features.
-        let (lo, hi) = unsafe { clmul_split(self.0, t) };
+        let (even, odd) = unsafe { clmul_even_odd(self.0, t) };
+        Unreduced(Self(even), Self(odd))
+    }
+
+    #[inline(always)]
+    fn split(p: Unreduced<Self>) -> (Self, Self) {
+        // SAFETY: a value exists only where the CPU has the features.
+        let (lo, hi) = unsafe { split_even_odd(p.0.0, p.1.0) };
         (Self(lo), Self(hi))
     }
 

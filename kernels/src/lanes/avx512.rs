@@ -3,7 +3,7 @@
 //! reduction come from one in-register byte shuffle of a 16-entry table indexed by `hi >> 60`,
 //! which saves the second carry-less multiply a two-fold reduction would need.
 
-use super::{FOLDED_SPILL, Lanes};
+use super::{FOLDED_SPILL, Lanes, Unreduced};
 use core::arch::x86_64::*;
 
 /// Eight field elements. Exists only on CPUs with AVX-512F/BW and VPCLMULQDQ (see the module docs
@@ -37,9 +37,16 @@ fn double(a: __m512i) -> __m512i {
 
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
 #[inline]
-fn clmul_split(v: __m512i, t: __m512i) -> (__m512i, __m512i) {
-    let even = _mm512_clmulepi64_epi128::<0x00>(v, t);
-    let odd = _mm512_clmulepi64_epi128::<0x11>(v, t);
+fn clmul_even_odd(v: __m512i, t: __m512i) -> (__m512i, __m512i) {
+    (
+        _mm512_clmulepi64_epi128::<0x00>(v, t),
+        _mm512_clmulepi64_epi128::<0x11>(v, t),
+    )
+}
+
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+#[inline]
+fn split_even_odd(even: __m512i, odd: __m512i) -> (__m512i, __m512i) {
     (_mm512_unpacklo_epi64(even, odd), _mm512_unpackhi_epi64(even, odd))
 }
 
@@ -126,10 +133,18 @@ impl Lanes for Avx512 {
         Self(unsafe { xor3(self.0, a.0, b.0) })
     }
 
+    /// Even lanes' 128-bit products in one register, odd lanes' in the other.
     #[inline(always)]
-    fn clmul(self, t: __m512i) -> (Self, Self) {
+    fn products(self, t: __m512i) -> Unreduced<Self> {
         // SAFETY: a value exists only where the CPU has the features.
-        let (lo, hi) = unsafe { clmul_split(self.0, t) };
+        let (even, odd) = unsafe { clmul_even_odd(self.0, t) };
+        Unreduced(Self(even), Self(odd))
+    }
+
+    #[inline(always)]
+    fn split(p: Unreduced<Self>) -> (Self, Self) {
+        // SAFETY: a value exists only where the CPU has the features.
+        let (lo, hi) = unsafe { split_even_odd(p.0.0, p.1.0) };
         (Self(lo), Self(hi))
     }
 

@@ -71,6 +71,26 @@ pub(crate) const FOLDED_SPILL: [u8; 16] = {
     t
 };
 
+/// Carry-less products of a vector by a twiddle, not yet reduced: the two registers of
+/// [`Lanes::products`]. Reduction is linear, so a sum of products is the XOR of their registers
+/// and needs one reduction ([`Lanes::reduce_add`]) instead of one per product.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unreduced<L>(pub(crate) L, pub(crate) L);
+
+impl<L: Lanes> Unreduced<L> {
+    /// The sum of two sums of products.
+    #[inline(always)]
+    pub(crate) fn xor(self, other: Self) -> Self {
+        Self(self.0.xor(other.0), self.1.xor(other.1))
+    }
+
+    /// The sum of three sums of products.
+    #[inline(always)]
+    pub(crate) fn xor3(self, a: Self, b: Self) -> Self {
+        Self(self.0.xor3(a.0, b.0), self.1.xor3(a.1, b.1))
+    }
+}
+
 /// A vector of field elements and the handful of instructions the kernels need.
 pub(crate) trait Lanes: Copy {
     /// Field elements per vector.
@@ -80,7 +100,8 @@ pub(crate) trait Lanes: Copy {
     /// sixteen registers spill a few), the second column's products fill the waits of the
     /// first one's dependent chain. Measured on Zen 4, a radix-8 group in L1 ran 5–9 % faster
     /// with AVX-512 and 5 % with AVX2; with SSE the gain was within noise, and NEON is not
-    /// measured, so both keep one column.
+    /// measured, so both keep one column. The forward radix-8 group with deferred reductions
+    /// runs one column everywhere (`crate::groups::paired_columns`).
     const PAIRED_COLUMNS: bool = false;
     /// A twiddle prepared for repeated products (broadcast, or split for the portable path).
     type Twiddle: Copy;
@@ -159,9 +180,28 @@ pub(crate) trait Lanes: Copy {
         self.xor(a).xor(b)
     }
 
+    /// Whether the forward radix-8 group sums products unreduced where it can (see
+    /// [`crate::groups`]): true wherever a product is a carry-less multiply that still has to be
+    /// reduced; false where products come out already reduced (the nibble tables).
+    const DEFER_REDUCTION: bool = true;
+
+    /// The 128-bit carry-less products by the twiddle, in whatever arrangement the multiply
+    /// leaves them ([`Lanes::split`] puts them in lane order).
+    fn products(self, t: Self::Twiddle) -> Unreduced<Self>;
+
+    /// Products from [`Lanes::products`] as their low and high words, each in lane order (the
+    /// default: they already are).
+    #[inline(always)]
+    fn split(p: Unreduced<Self>) -> (Self, Self) {
+        (p.0, p.1)
+    }
+
     /// The 128-bit carry-less products by the twiddle, split into their low and high words, each
     /// in lane order.
-    fn clmul(self, t: Self::Twiddle) -> (Self, Self);
+    #[inline(always)]
+    fn clmul(self, t: Self::Twiddle) -> (Self, Self) {
+        Self::split(self.products(t))
+    }
 
     /// Per lane, `g(spill)` for `spill = (hi>>63) ^ (hi>>61) ^ (hi>>60)` and
     /// `g(s) = s ^ s<<1 ^ s<<3 ^ s<<4` (at most 8 bits).
@@ -183,7 +223,13 @@ pub(crate) trait Lanes: Copy {
     /// shuffle and two ternary XORs.
     #[inline(always)]
     fn mul_add(acc: Self, v: Self, t: &Self::Twiddle) -> Self {
-        let (lo, hi) = v.clmul(*t);
+        Self::reduce_add(acc, v.products(*t))
+    }
+
+    /// `acc + p mod f`: the reduction of [`Lanes::mul_add`], once for a whole sum of products.
+    #[inline(always)]
+    fn reduce_add(acc: Self, p: Unreduced<Self>) -> Self {
+        let (lo, hi) = Self::split(p);
         let z = hi.xor(hi.double());
         acc.xor3(lo, z).xor3(z.shl3(), hi.folded_spill())
     }

@@ -1,6 +1,6 @@
 //! Two lanes per `uint64x2_t`, PMULL/PMULL2 products (the `aes` feature), shift spill.
 
-use super::Lanes;
+use super::{Lanes, Unreduced};
 use core::arch::aarch64::*;
 
 /// Two field elements. Exists only on CPUs with NEON and the PMULL instructions (`aes`) (see
@@ -10,9 +10,16 @@ pub(crate) struct Neon(uint64x2_t);
 
 #[target_feature(enable = "neon,aes")]
 #[inline]
-fn clmul_split(v: uint64x2_t, t: u64) -> (uint64x2_t, uint64x2_t) {
-    let p0 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(v), t));
-    let p1 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<1>(v), t));
+fn clmul_each(v: uint64x2_t, t: u64) -> (uint64x2_t, uint64x2_t) {
+    (
+        vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(v), t)),
+        vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<1>(v), t)),
+    )
+}
+
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn split_each(p0: uint64x2_t, p1: uint64x2_t) -> (uint64x2_t, uint64x2_t) {
     (vzip1q_u64(p0, p1), vzip2q_u64(p0, p1))
 }
 
@@ -75,10 +82,18 @@ impl Lanes for Neon {
         Self(unsafe { xor(self.0, other.0) })
     }
 
+    /// Lane 0's 128-bit product in one register, lane 1's in the other.
     #[inline(always)]
-    fn clmul(self, t: u64) -> (Self, Self) {
+    fn products(self, t: u64) -> Unreduced<Self> {
         // SAFETY: a value exists only where the CPU has NEON and `aes`.
-        let (lo, hi) = unsafe { clmul_split(self.0, t) };
+        let (p0, p1) = unsafe { clmul_each(self.0, t) };
+        Unreduced(Self(p0), Self(p1))
+    }
+
+    #[inline(always)]
+    fn split(p: Unreduced<Self>) -> (Self, Self) {
+        // SAFETY: a value exists only where the CPU has NEON and `aes`.
+        let (lo, hi) = unsafe { split_each(p.0.0, p.1.0) };
         (Self(lo), Self(hi))
     }
 

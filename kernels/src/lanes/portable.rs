@@ -1,7 +1,7 @@
 //! One field element per "vector": the integer-multiply carry-less product of
 //! [`crate::scalar`], for CPUs without a carry-less multiplier.
 
-use super::Lanes;
+use super::{Lanes, Unreduced};
 use crate::scalar::{self, SplitOperand};
 
 /// One lane in a general-purpose register.
@@ -49,10 +49,11 @@ impl Lanes for Portable {
         Self(self.0 ^ other.0)
     }
 
+    /// The low and high words already.
     #[inline(always)]
-    fn clmul(self, t: SplitOperand) -> (Self, Self) {
+    fn products(self, t: SplitOperand) -> Unreduced<Self> {
         let (lo, hi) = scalar::clmul_split(self.0, &t);
-        (Self(lo), Self(hi))
+        Unreduced(Self(lo), Self(hi))
     }
 
     #[inline(always)]

@@ -6,7 +6,7 @@
 //! costs about 300 word operations, so [`crate::dispatch`] uses it only for rows of at least
 //! [`MIN_LANES`] lanes and the integer-multiply path ([`super::portable`]) below that.
 
-use super::Lanes;
+use super::{Lanes, Unreduced};
 use crate::scalar;
 
 /// The row length (lanes per row or segment) from which the table pays for its construction;
@@ -79,11 +79,14 @@ impl Lanes for PortableTable {
         Self(self.0 ^ other.0)
     }
 
+    /// The table products below come out reduced: nothing to defer.
+    const DEFER_REDUCTION: bool = false;
+
     /// Unused by the kernels (they call the table product below); kept exact.
     #[inline(always)]
-    fn clmul(self, t: NibbleTable) -> (Self, Self) {
+    fn products(self, t: NibbleTable) -> Unreduced<Self> {
         let (lo, hi) = scalar::clmul(self.0, t.t);
-        (Self(lo), Self(hi))
+        Unreduced(Self(lo), Self(hi))
     }
 
     #[inline(always)]

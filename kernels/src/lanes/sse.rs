@@ -1,6 +1,6 @@
 //! Two lanes per `__m128i`, PCLMULQDQ products, SSSE3 byte-shuffle spill.
 
-use super::{FOLDED_SPILL, Lanes};
+use super::{FOLDED_SPILL, Lanes, Unreduced};
 use core::arch::x86_64::*;
 
 /// Two field elements. Exists only on CPUs with SSSE3 and PCLMULQDQ (see the module docs of
@@ -10,9 +10,16 @@ pub(crate) struct Sse(__m128i);
 
 #[target_feature(enable = "sse2,ssse3,pclmulqdq")]
 #[inline]
-fn clmul_split(v: __m128i, t: __m128i) -> (__m128i, __m128i) {
-    let even = _mm_clmulepi64_si128::<0x00>(v, t);
-    let odd = _mm_clmulepi64_si128::<0x11>(v, t);
+fn clmul_even_odd(v: __m128i, t: __m128i) -> (__m128i, __m128i) {
+    (
+        _mm_clmulepi64_si128::<0x00>(v, t),
+        _mm_clmulepi64_si128::<0x11>(v, t),
+    )
+}
+
+#[target_feature(enable = "sse2,ssse3,pclmulqdq")]
+#[inline]
+fn split_even_odd(even: __m128i, odd: __m128i) -> (__m128i, __m128i) {
     (_mm_unpacklo_epi64(even, odd), _mm_unpackhi_epi64(even, odd))
 }
 
@@ -64,10 +71,18 @@ impl Lanes for Sse {
         Self(unsafe { _mm_xor_si128(self.0, other.0) })
     }
 
+    /// Lane 0's 128-bit product in one register, lane 1's in the other.
     #[inline(always)]
-    fn clmul(self, t: __m128i) -> (Self, Self) {
+    fn products(self, t: __m128i) -> Unreduced<Self> {
         // SAFETY: a value exists only where the CPU has the features.
-        let (lo, hi) = unsafe { clmul_split(self.0, t) };
+        let (even, odd) = unsafe { clmul_even_odd(self.0, t) };
+        Unreduced(Self(even), Self(odd))
+    }
+
+    #[inline(always)]
+    fn split(p: Unreduced<Self>) -> (Self, Self) {
+        // SAFETY: a value exists only where the CPU has the features.
+        let (lo, hi) = unsafe { split_even_odd(p.0.0, p.1.0) };
         (Self(lo), Self(hi))
     }
 
