@@ -121,7 +121,7 @@ impl Lanes for Neon {
 fn clmul_lanes(v: uint64x2_t, t: uint64x2_t) -> (uint64x2_t, uint64x2_t) {
     let p0 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(v), vgetq_lane_u64::<0>(t)));
     let p1 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<1>(v), vgetq_lane_u64::<1>(t)));
-    (vzip1q_u64(p0, p1), vzip2q_u64(p0, p1))
+    split_each(p0, p1)
 }
 
 impl super::across::AcrossBlocks for Neon {
