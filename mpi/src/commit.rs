@@ -1,0 +1,170 @@
+//! The distributed commit: every rank encodes and hashes its share, rank 0 merges the chaining
+//! values into the root, and every rank returns the commitment.
+
+use std::time::{Duration, Instant};
+
+use mpi::traits::*;
+use ntt_pcs::ntt_verify::tree::CHUNK_BYTES;
+use ntt_pcs::{CommitParams, Commitment, Encoder, Expansion, Shape, memory};
+
+use crate::comm::{self, Traffic};
+use crate::error::Error;
+use crate::fold::share_message;
+use crate::share::encode_share;
+use crate::source::MessageSource;
+use crate::split::Split;
+use crate::tree::{NodeSet, decode_nodes, encode_nodes};
+
+/// Where this rank's time went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RankTimings {
+    /// Reading (and folding) the message.
+    pub read: Duration,
+    /// Encoding the share and hashing it.
+    pub encode: Duration,
+    /// Agreeing, sending the nodes, merging (rank 0) and receiving the root.
+    pub exchange: Duration,
+    /// The whole call.
+    pub total: Duration,
+}
+
+/// What one rank holds after a distributed commit.
+#[derive(Debug)]
+pub struct RankCommit {
+    /// The commitment: the same on every rank, and the same as one machine's.
+    pub commitment: Commitment,
+    /// Which rows this rank owns.
+    pub split: Split,
+    /// This rank's codeword rows, `split.first_row()` onwards, row-major.
+    pub rows: Vec<u64>,
+    /// Bytes this rank exchanged.
+    pub traffic: Traffic,
+    /// Words of the message this rank read.
+    pub words_read: u64,
+    /// Where the time went.
+    pub timings: RankTimings,
+}
+
+/// Commits to `witness` (the whole message as every rank sees it, laid out as `params` says) with
+/// `world`'s ranks: each encodes and hashes its share of the codeword on `encoder`'s pool,
+/// backend and domain, and rank 0 merges the chaining values. Every rank returns the root that
+/// one machine's `Committer::commit` computes. Collective: every rank of `world` must call it
+/// with the same arguments.
+///
+/// Before any work, the ranks agree that the witness has the same size everywhere, that it makes
+/// a shape (`expansion` as for one machine) and that the codeword splits between them (see
+/// [`Split`]); a rank that fails at any step makes every rank return an error.
+///
+/// # Errors
+/// An [`Error`]: this rank's own, or [`Error::OtherRank`].
+pub fn commit<C: Communicator>(
+    world: &C,
+    encoder: &Encoder,
+    witness: &(impl MessageSource + ?Sized),
+    params: CommitParams,
+    expansion: Expansion,
+) -> Result<RankCommit, Error> {
+    let started = Instant::now();
+    let mut traffic = Traffic::default();
+    let ranks = world.size() as usize;
+    let rank = world.rank() as usize;
+    let words = witness.words();
+    comm::agree_counted(world, Ok(()), Some(words), &mut traffic)?;
+
+    let split = (|| {
+        let words = usize::try_from(words).unwrap_or(usize::MAX);
+        let shape = Shape::of_witness(words, params.lane_count(), params.log_inv_rate_of(), expansion)?;
+        let split = Split::new(shape, ranks, rank, encoder.domain())?;
+        let message_words = (shape.lanes() as u64) << split.log_share_message_rows();
+        memory::ensure_available(
+            "this rank's share and its message",
+            split.share_bytes() + message_words * 8,
+        )?;
+        Ok(split)
+    })();
+    let split = comm::agree_counted(world, split, None, &mut traffic)?;
+
+    let read_started = Instant::now();
+    let msg = share_message(
+        &split,
+        encoder.domain(),
+        params.layout_of(),
+        witness,
+        encoder.backend(),
+    );
+    let msg = comm::agree_counted(world, msg.map_err(Error::Read), None, &mut traffic)?;
+    let read = read_started.elapsed();
+    let words_read = if split.log_fold() == 0 {
+        msg.len() as u64
+    } else {
+        words
+    };
+
+    let share = encode_share(encoder, &split, &msg, params.layout_of()).map_err(Error::from);
+    drop(msg);
+    let share = comm::agree_counted(world, share, None, &mut traffic)?;
+
+    let exchange_started = Instant::now();
+    let root = merge_root(
+        world,
+        &split,
+        &share.rows,
+        &encode_nodes(&share.nodes),
+        &mut traffic,
+    )?;
+    let commitment =
+        Commitment::new(root, split.shape().codeword()).with_basis(encoder.domain().basis().name());
+    Ok(RankCommit {
+        commitment,
+        split,
+        rows: share.rows,
+        traffic,
+        words_read,
+        timings: RankTimings {
+            read,
+            encode: share.encode,
+            exchange: exchange_started.elapsed(),
+            total: started.elapsed(),
+        },
+    })
+}
+
+/// Rank 0 gathers every rank's nodes and merges them into the root, which it sends to all.
+fn merge_root<C: Communicator>(
+    world: &C,
+    split: &Split,
+    rows: &[u64],
+    nodes: &[u8],
+    traffic: &mut Traffic,
+) -> Result<[u8; 32], Error> {
+    let gathered = comm::gather_bytes(world, nodes.to_vec(), traffic);
+    // Status byte (0: a root follows), then the root.
+    let mut message = [0u8; 33];
+    if world.rank() == 0 {
+        let len = split.shape().codeword_bytes();
+        let merged = (|| {
+            let mut set = NodeSet::new(len);
+            for bytes in &gathered {
+                set.extend(decode_nodes(bytes)?);
+            }
+            // A one-chunk codeword has no parents: its root is the chunk itself, on one rank.
+            let single: Option<Vec<u8>> =
+                (len <= CHUNK_BYTES).then(|| rows.iter().flat_map(|w| w.to_le_bytes()).collect());
+            set.root(single.as_deref())
+        })();
+        match merged {
+            Ok(root) => message[1..].copy_from_slice(&root),
+            Err(_) => message[0] = 1,
+        }
+        comm::broadcast(world, &mut message, traffic);
+        return Ok(merged?);
+    }
+    comm::broadcast(world, &mut message, traffic);
+    if message[0] != 0 {
+        return Err(Error::OtherRank {
+            rank: 0,
+            bad_input: false,
+        });
+    }
+    Ok(message[1..].try_into().expect("32 bytes"))
+}

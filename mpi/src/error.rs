@@ -1,0 +1,81 @@
+//! Why a distributed commit stopped, on this rank or another.
+
+use std::io;
+
+use ntt_pcs::ShapeError;
+
+use crate::share::ShareError;
+use crate::split::SplitError;
+use crate::tree::TreeError;
+
+/// Why a distributed commit stopped. Every rank returns an error when any rank fails before the
+/// root: its own, or [`Error::OtherRank`] naming the first rank that failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The witness and rate make no shape within the limits, or this rank's share does not fit
+    /// in its memory.
+    #[error(transparent)]
+    Shape(#[from] ShapeError),
+    /// The codeword cannot be split between this many ranks.
+    #[error(transparent)]
+    Split(#[from] SplitError),
+    /// The ranks see witnesses of different sizes (word counts by rank).
+    #[error(
+        "the ranks see witnesses of different sizes (words by rank: {words:?}): every rank must read the same witness"
+    )]
+    WitnessSizes {
+        /// Words of the witness as each rank sees it, by rank.
+        words: Vec<u64>,
+    },
+    /// This rank could not set up the engine (its pool or backend).
+    #[error("cannot set up the engine: {0}")]
+    Setup(#[from] ntt_pcs::SetupError),
+    /// This rank could not read the witness.
+    #[error("cannot read the witness: {0}")]
+    Read(#[source] io::Error),
+    /// This rank could not encode or hash its share.
+    #[error(transparent)]
+    Share(#[from] ShareError),
+    /// The ranks' chaining values did not make a root (a bug).
+    #[error(transparent)]
+    Tree(#[from] TreeError),
+    /// This rank could not write its part of an output file.
+    #[error("cannot write {what}: {source}")]
+    Write {
+        /// What was being written.
+        what: String,
+        /// Why it failed.
+        #[source]
+        source: io::Error,
+    },
+    /// Another rank failed (its own error is on its standard error); this one stopped with it.
+    #[error("rank {rank} failed ({}), so this rank stopped too", if *.bad_input { "bad input" } else { "I/O or system failure" })]
+    OtherRank {
+        /// The first rank that failed.
+        rank: usize,
+        /// Whether it failed on bad input (else an I/O or system failure).
+        bad_input: bool,
+    },
+}
+
+impl Error {
+    /// Whether the error is the input's fault (a shape, a split, a witness that is not words or
+    /// differs between ranks), rather than an I/O or system failure.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            // As `ntt commit` has it: a codeword too large for the memory is a shape the input
+            // asked for.
+            Self::Shape(_) | Self::Split(_) | Self::WitnessSizes { .. } => true,
+            Self::Read(e) => matches!(e.kind(), io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput),
+            Self::Share(ShareError::Encode(_)) => true,
+            Self::OtherRank { bad_input, .. } => *bad_input,
+            Self::Setup(_) | Self::Share(_) | Self::Tree(_) | Self::Write { .. } => false,
+        }
+    }
+
+    /// The exit code a command reports: 2 for bad input, 3 for an I/O or system failure.
+    pub fn exit_code(&self) -> u8 {
+        if self.is_bad_input() { 2 } else { 3 }
+    }
+}
