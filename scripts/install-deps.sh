@@ -7,6 +7,11 @@ pkg-config --exists hwloc 2>/dev/null || need+=(libhwloc-dev)
 # hwlocality-sys links with `pkg-config --static` flags, which name hwloc's private libudev.
 pkg-config --exists libudev 2>/dev/null || need+=(libudev-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# ntt-mpi: Open MPI (mpirun and the library rsmpi links), and libclang for the bindgen run of
+# rsmpi's mpi-sys (the unversioned libclang.so and clang's headers come with libclang-dev).
+command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
+pkg-config --exists ompi 2>/dev/null || need+=(libopenmpi-dev)
+compgen -G "/usr/lib/llvm-*/lib/libclang.so" >/dev/null || need+=(libclang-dev)
 if [ "${#need[@]}" -gt 0 ]; then
     sudo_cmd=()
     [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)

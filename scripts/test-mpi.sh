@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The distributed commit under Open MPI: `mpirun -np 1|2|4|8 ntt-mpi commit` on random shapes,
+# rates, bases and layouts prints the root `ntt commit` prints on one machine, and writes the
+# codeword `ntt encode` writes; bad rank counts, shapes and witnesses are refused on every rank
+# with exit 2 (3 for an unreadable file); a killed rank stops the job promptly with no file
+# under its final name. NTT_MPI_SEED picks the random cases (default: a fixed seed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+
+# CI runs as root, which mpirun refuses unless told; oversubscribe: more ranks than the 2 cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN=(mpirun --oversubscribe)
+# The test profile: its dependencies are the ones `cargo test --workspace` just built.
+cargo build --profile test -p ntt-cli -p ntt-mpi --bins
+NTT=$PWD/target/debug/ntt
+NTT_MPI=$PWD/target/debug/ntt-mpi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+RANDOM=${NTT_MPI_SEED:-37}
+export NTT_THREADS=1
+
+fail() { echo "test-mpi: FAIL: $*" >&2; exit 1; }
+root_of() { sed -n 's/^root *\([0-9a-f]\{64\}\)$/\1/p'; }
+
+# Random cases: 2^log_rows message rows of `lanes` words (odd lane counts too), each rate,
+# both bases and layouts; every rank count that splits the codeword into whole chunks.
+for case in $(seq 1 8); do
+    choices=(1 2 3 5 8 64)
+    lanes=${choices[$((RANDOM % 6))]}
+    log_rows=$((8 + RANDOM % 7))
+    rate=$((RANDOM % 4))
+    basis=$([ $((RANDOM % 2)) -eq 0 ] && echo polynomial || echo cantor)
+    layout=$([ $((RANDOM % 2)) -eq 0 ] && echo lanes || echo rows)
+    words=$(( lanes << log_rows ))
+    "$NTT" witness --log-n 20 --lanes 1 --seed "$case" --output "$work/pool.bin" >/dev/null
+    head -c $((8 * words)) "$work/pool.bin" > "$work/w.bin"
+    flags=(--input "$work/w.bin" --lanes "$lanes" --log-inv-rate "$rate" --basis "$basis" --layout "$layout")
+    label="case $case: $lanes lanes, 2^$log_rows message rows, rate 1/2^$rate, $basis basis, $layout layout"
+    expected=$("$NTT" commit "${flags[@]}" | root_of)
+    [ -n "$expected" ] || fail "$label: no root from ntt commit"
+    "$NTT" encode "${flags[@]}" --output "$work/expected.bin" >/dev/null
+    codeword_bytes=$(( words * 8 << rate ))
+    for np in 1 2 4 8; do
+        # Shares must be whole 1 KiB chunks when there is more than one rank.
+        if [ "$np" -gt 1 ] && [ $(( codeword_bytes / np % 1024 )) -ne 0 ]; then
+            set +e
+            "${MPIRUN[@]}" -np "$np" "$NTT_MPI" commit "${flags[@]}" >/dev/null 2>"$work/err"
+            rc=$?
+            set -e
+            [ "$rc" -eq 2 ] || fail "$label, $np ranks: a shape too small to split exited $rc, not 2"
+            grep -q "too small to split" "$work/err" || fail "$label, $np ranks: no clear error"
+            echo "ok  $label, $np ranks: refused, shares under a chunk"
+            continue
+        fi
+        rm -f "$work/c.bin"
+        got=$("${MPIRUN[@]}" -np "$np" "$NTT_MPI" commit "${flags[@]}" --save-codeword "$work/c.bin" | root_of)
+        [ "$got" = "$expected" ] || fail "$label, $np ranks: root $got, one machine's $expected"
+        cmp -s "$work/c.bin" "$work/expected.bin" || fail "$label, $np ranks: the saved codeword differs from ntt encode's"
+        echo "ok  $label, $np ranks"
+    done
+done
+
+# The commitment file verifies an opening made on one machine.
+"$NTT" witness --log-n 14 --lanes 8 --seed 3 --output "$work/w.bin" >/dev/null
+"${MPIRUN[@]}" -np 4 "$NTT_MPI" commit --input "$work/w.bin" --lanes 8 --log-inv-rate 2 --output "$work/c.json" --json >/dev/null
+"$NTT" open --input "$work/w.bin" --lanes 8 --log-inv-rate 2 --rows 3,4000 --output "$work/p.bin" >/dev/null
+"$NTT" verify --commitment "$work/c.json" --rows 3,4000 --proof "$work/p.bin" >/dev/null \
+    || fail "ntt verify rejects an opening against ntt-mpi's commitment file"
+echo "ok  the commitment file verifies with ntt verify"
+
+# Refusals: on every rank, before any work, with the exit code of `ntt`.
+expect_refusal() { # expected-code pattern label -- mpirun arguments
+    local code=$1 pattern=$2 label=$3
+    shift 4
+    set +e
+    timeout 60 "${MPIRUN[@]}" "$@" >/dev/null 2>"$work/err"
+    local rc=$?
+    set -e
+    [ "$rc" -eq "$code" ] || { cat "$work/err" >&2; fail "$label: exit $rc, expected $code"; }
+    grep -q "$pattern" "$work/err" || { cat "$work/err" >&2; fail "$label: no clear error"; }
+    echo "ok  $label: exit $code"
+}
+common=(--lanes 8 --log-inv-rate 2)
+expect_refusal 2 "must be a power of two" "3 ranks" -- -np 3 "$NTT_MPI" commit --input "$work/w.bin" "${common[@]}"
+[ "$(grep -c "power of two" "$work/err")" -eq 3 ] || fail "3 ranks: not every rank said why"
+expect_refusal 2 "at most one rank per row" "more ranks than rows" -- -np 4 "$NTT_MPI" commit --input "$work/w.bin" --lanes 8192 --log-inv-rate 0
+expect_refusal 3 "cannot read the witness" "a missing witness" -- -np 2 "$NTT_MPI" commit --input "$work/missing.bin" "${common[@]}"
+head -c 65536 "$work/w.bin" > "$work/short.bin"
+expect_refusal 2 "different sizes" "witnesses that differ between ranks" -- \
+    -np 1 "$NTT_MPI" commit --input "$work/w.bin" "${common[@]}" : -np 1 "$NTT_MPI" commit --input "$work/short.bin" "${common[@]}"
+expect_refusal 3 "cannot read the witness" "a witness one rank cannot read" -- \
+    -np 1 "$NTT_MPI" commit --input "$work/w.bin" "${common[@]}" : -np 1 "$NTT_MPI" commit --input "$work/missing.bin" "${common[@]}"
+expect_refusal 2 "not supported" "standard input" -- -np 2 "$NTT_MPI" commit --input - "${common[@]}"
+
+# A killed rank: stop rank 1 as soon as it exists (the others cannot finish without it), kill
+# it, and expect the whole job to fail within seconds and no codeword under its final name.
+"$NTT" witness --log-n 20 --lanes 8 --seed 5 --output "$work/big.bin" >/dev/null
+rm -f "$work/killed.bin"
+"${MPIRUN[@]}" -np 4 "$NTT_MPI" commit --input "$work/big.bin" "${common[@]}" --save-codeword "$work/killed.bin" \
+    >/dev/null 2>"$work/err" &
+job=$!
+ranks=()
+for _ in $(seq 1 500); do
+    mapfile -t ranks < <(pgrep -P "$job" || true)
+    [ "${#ranks[@]}" -ge 4 ] && break
+    sleep 0.01
+done
+[ "${#ranks[@]}" -ge 4 ] || fail "the killed-rank job did not start 4 ranks"
+victim=${ranks[1]}
+kill -STOP "$victim"
+sleep 0.5
+kill -KILL "$victim"
+started=$SECONDS
+set +e
+timeout 60 tail --pid="$job" -f /dev/null
+wait "$job"
+rc=$?
+set -e
+[ "$rc" -ne 0 ] || fail "a killed rank: the job exited 0"
+[ $((SECONDS - started)) -lt 30 ] || fail "a killed rank: the job took $((SECONDS - started)) s to stop"
+[ ! -e "$work/killed.bin" ] || fail "a killed rank: a codeword was left under its final name"
+echo "ok  a killed rank: the job exited $rc in $((SECONDS - started)) s, no file under the final name"
+echo "test-mpi: all passed"
