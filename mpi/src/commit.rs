@@ -60,7 +60,7 @@ pub struct RankCommit {
 pub fn commit<C: Communicator>(
     world: &C,
     encoder: &Encoder,
-    witness: &(impl MessageSource + ?Sized),
+    witness: &(impl MessageSource + Sync + ?Sized),
     params: CommitParams,
     expansion: Expansion,
 ) -> Result<RankCommit, Error> {
@@ -90,7 +90,7 @@ pub fn commit<C: Communicator>(
         encoder.domain(),
         params.layout_of(),
         witness,
-        encoder.backend(),
+        (encoder.pool().as_ref(), encoder.backend()),
     );
     let msg = comm::agree_counted(world, msg.map_err(Error::Read), None, &mut traffic)?;
     let read = read_started.elapsed();

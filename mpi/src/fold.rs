@@ -7,18 +7,21 @@
 //! the span, so `ŝ_j(x_p + w) = ŝ_j(x_p)`. Writing `i = i_lo + 2^d·i_hi`, the share is therefore
 //! the rate-1 encode, on the share's coset, of the 2^d-row message
 //! `g_{i_lo} = Σ_{i_hi} m_{i_lo + 2^d·i_hi} · Π_{j ∈ bits(i_hi)} ŝ_{d+j}(x_p)`:
-//! a weighted sum of the message's 2^(m−d) aligned blocks of rows, read block by block.
+//! a weighted sum of the message's 2^(m−d) aligned blocks of rows, read piece by piece.
 
 use std::io;
+use std::sync::Mutex;
 
 use ntt_kernels::{Backend, Gf64};
 use ntt_pcs::{Domain, MessageLayout};
+use ntt_runtime::ThreadPool;
 
 use crate::source::MessageSource;
 use crate::split::Split;
 
-/// Words read at a time when folding: a few MiB, so a large message streams through.
-const WINDOW_WORDS: usize = 1 << 19;
+/// Words of the folded message one task computes: 512 KiB, so its reads are large and the
+/// pieces many enough for every worker.
+const PIECE_WORDS: usize = 1 << 16;
 
 /// ŝ_0(x), …, ŝ_{count−1}(x) for the basis `basis`: s_0(X) = X,
 /// s_{i+1} = s_i·(s_i + s_i(β_i)), each normalised by s_i(β_i).
@@ -54,7 +57,8 @@ pub fn fold_weights(split: &Split, domain: &Domain) -> Vec<u64> {
 }
 
 /// The message this rank encodes, in `layout`: the whole message read from `source`, or its
-/// fold onto the share (2^d rows) when the share is less than a coset.
+/// fold onto the share (2^d rows) when the share is less than a coset, computed on `pool` in
+/// column pieces (each reads its columns of every block, weighs and adds them).
 ///
 /// # Errors
 /// The source's read errors.
@@ -62,8 +66,8 @@ pub fn share_message(
     split: &Split,
     domain: &Domain,
     layout: MessageLayout,
-    source: &(impl MessageSource + ?Sized),
-    backend: Backend,
+    source: &(impl MessageSource + Sync + ?Sized),
+    (pool, backend): (&ThreadPool, Backend),
 ) -> io::Result<Vec<u64>> {
     let shape = split.shape();
     let lanes = shape.lanes();
@@ -74,29 +78,39 @@ pub fn share_message(
     }
     let share_rows = 1usize << split.log_share_rows();
     // The message as segments of 2^(m−d) blocks each: one segment of row blocks (row-major),
-    // or one per lane (lane-major).
-    let (segments, block) = match layout {
-        MessageLayout::Rows => (1, share_rows * lanes),
-        _ => (lanes, share_rows),
+    // or one per lane (lane-major). A block is a power of two times the lanes (or 1), so pieces
+    // of `block >> s` words tile it.
+    let block = match layout {
+        MessageLayout::Rows => share_rows * lanes,
+        _ => share_rows,
     };
+    let shrink = (block / PIECE_WORDS)
+        .max(1)
+        .trailing_zeros()
+        .min(split.log_share_rows());
+    let piece = block >> shrink;
     let weights = fold_weights(split, domain);
     let blocks = weights.len();
-    let window = (WINDOW_WORDS / block).clamp(1, blocks);
-    let mut acc = vec![0u64; segments * block];
-    let mut buf = vec![0u64; window * block];
-    for (segment, out) in acc.chunks_exact_mut(block).enumerate() {
-        let base = (segment * blocks * block) as u64;
-        for first in (0..blocks).step_by(window) {
-            let count = window.min(blocks - first);
-            let buf = &mut buf[..count * block];
-            source.read_words(base + (first * block) as u64, buf)?;
-            for (piece, &w) in buf.chunks_exact_mut(block).zip(&weights[first..first + count]) {
-                if w != 1 {
-                    backend.mul_row(piece, w);
-                }
-                out.iter_mut().zip(piece.iter()).for_each(|(o, p)| *o ^= p);
+    let mut acc = vec![0u64; lanes * share_rows];
+    let failed: Mutex<Option<io::Error>> = Mutex::new(None);
+    pool.chunks_mut(&mut acc, piece, |i, out, _| {
+        let at = i * piece;
+        let (segment, column) = (at / block, at % block);
+        let mut buf = vec![0u64; out.len()];
+        for (b, &w) in weights.iter().enumerate() {
+            let offset = ((segment * blocks + b) * block + column) as u64;
+            if let Err(e) = source.read_words(offset, &mut buf) {
+                failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                return;
             }
+            if w != 1 {
+                backend.mul_row(&mut buf, w);
+            }
+            out.iter_mut().zip(&buf).for_each(|(o, p)| *o ^= p);
         }
+    });
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(acc),
     }
-    Ok(acc)
 }

@@ -33,7 +33,14 @@ fn check(
             }
             Err(e) => panic!("{e}"),
         };
-        let msg = share_message(&split, encoder.domain(), layout, witness, encoder.backend()).unwrap();
+        let msg = share_message(
+            &split,
+            encoder.domain(),
+            layout,
+            witness,
+            (encoder.pool().as_ref(), encoder.backend()),
+        )
+        .unwrap();
         let share = encode_share(encoder, &split, &msg, layout).unwrap();
         set.extend(share.nodes);
         rows.extend_from_slice(&share.rows);
