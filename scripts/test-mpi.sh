@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The distributed commit under Open MPI: `mpirun -np 1|2|4|8 ntt-mpi commit` on random shapes,
-# rates, bases and layouts prints the root `ntt commit` prints on one machine, and writes the
-# codeword `ntt encode` writes; bad rank counts, shapes and witnesses are refused on every rank
+# rates, bases and layouts prints the root `ntt commit` prints on one machine, writes the
+# codeword `ntt encode` writes, and `ntt-mpi open` writes the proof bytes `ntt open` writes; bad rank counts, shapes and witnesses are refused on every rank
 # with exit 2 (3 for an unreadable file); a killed rank stops the job promptly with no file
 # under its final name. NTT_MPI_SEED picks the random cases (default: a fixed seed).
 set -euo pipefail
@@ -58,6 +58,14 @@ for case in $(seq 1 8); do
         [ "$got" = "$expected" ] || fail "$label, $np ranks: root $got, one machine's $expected"
         cmp -s "$work/c.bin" "$work/expected.bin" || fail "$label, $np ranks: the saved codeword differs from ntt encode's"
         echo "ok  $label, $np ranks"
+        # Openings: the proof bytes `ntt open` writes, for rows anywhere (repeats included).
+        [ "$np" -gt 1 ] || continue
+        n_rows=$(( 1 << (log_rows + rate) ))
+        rows="$((RANDOM % n_rows)),$((RANDOM % n_rows)),$((n_rows - 1)),0,$((RANDOM % n_rows))"
+        "$NTT" open "${flags[@]}" --rows "$rows" --output "$work/p1.bin" >/dev/null
+        "${MPIRUN[@]}" -np "$np" "$NTT_MPI" open "${flags[@]}" --rows "$rows" --output "$work/p2.bin" >/dev/null
+        cmp -s "$work/p1.bin" "$work/p2.bin" || fail "$label, $np ranks: the proof of rows $rows differs from ntt open's"
+        echo "ok  $label, $np ranks: opening of rows $rows"
     done
 done
 
@@ -91,6 +99,9 @@ expect_refusal 2 "different sizes" "witnesses that differ between ranks" -- \
     -np 1 "$NTT_MPI" commit --input "$work/w.bin" "${common[@]}" : -np 1 "$NTT_MPI" commit --input "$work/short.bin" "${common[@]}"
 expect_refusal 3 "cannot read the witness" "a witness one rank cannot read" -- \
     -np 1 "$NTT_MPI" commit --input "$work/w.bin" "${common[@]}" : -np 1 "$NTT_MPI" commit --input "$work/missing.bin" "${common[@]}"
+rm -f "$work/p.bin"
+expect_refusal 2 "outside the codeword" "a row past the end" -- -np 2 "$NTT_MPI" open --input "$work/w.bin" "${common[@]}" --rows 3,99999 --output "$work/p.bin"
+[ ! -e "$work/p.bin" ] || fail "a row past the end: a proof was written"
 expect_refusal 2 "not supported" "standard input" -- -np 2 "$NTT_MPI" commit --input - "${common[@]}"
 
 # A killed rank: stop rank 1 as soon as it exists (the others cannot finish without it), kill

@@ -21,6 +21,11 @@ pub enum Command {
         mpirun -np 4 ntt-mpi commit --input w.bin --lanes 64 --log-inv-rate 2 --json\n  \
         ntt commit --input w.bin --lanes 64 --log-inv-rate 2          # the same root")]
     Commit(CommitArgs),
+    /// Commit, then write a proof for some codeword rows: the bytes `ntt open` writes.
+    #[command(after_help = "Example:\n  \
+        mpirun -np 4 ntt-mpi open --input w.bin --lanes 64 --log-inv-rate 2 --rows 3,17 --output p.bin --commitment c.json\n  \
+        ntt verify --commitment c.json --rows 3,17 --proof p.bin")]
+    Open(OpenArgs),
 }
 
 /// How the witness words are arranged (as `ntt commit --layout`).
@@ -41,9 +46,9 @@ pub enum BasisArg {
     Cantor,
 }
 
-/// Flags of `ntt-mpi commit`.
+/// The witness, the code and the engine: the flags `commit` and `open` share.
 #[derive(Debug, Args)]
-pub struct CommitArgs {
+pub struct WitnessArgs {
     /// Raw little-endian u64 witness words; every rank reads this path (a shared file system, or
     /// the same file on every node).
     #[arg(long, value_name = "FILE")]
@@ -66,6 +71,16 @@ pub struct CommitArgs {
     /// Worker threads per rank (default: `NTT_THREADS`, else one per core the rank may use).
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `ntt-mpi commit`.
+#[derive(Debug, Args)]
+pub struct CommitArgs {
+    #[command(flatten)]
+    pub witness: WitnessArgs,
     /// Write the commitment (root, log-rows, lanes, basis) as JSON for `ntt verify --commitment`.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -73,17 +88,71 @@ pub struct CommitArgs {
     /// range (a shared file system across nodes).
     #[arg(long, value_name = "FILE")]
     pub save_codeword: Option<PathBuf>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
+
+/// Flags of `ntt-mpi open`.
+#[derive(Debug, Args)]
+pub struct OpenArgs {
+    #[command(flatten)]
+    pub witness: WitnessArgs,
+    /// Codeword rows to open, comma-separated.
+    #[arg(long, value_name = "LIST", value_parser = parse_rows)]
+    pub rows: RowList,
+    /// Where rank 0 writes the proof (the binary format of docs/FORMAT.md).
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Also write the commitment as JSON for `ntt verify --commitment`.
+    #[arg(long, value_name = "FILE")]
+    pub commitment: Option<PathBuf>,
+}
+
+/// Row indices given as `3,17,4`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowList(pub Vec<u64>);
+
+fn parse_rows(list: &str) -> Result<RowList, String> {
+    let rows = list
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<u64>().map_err(|_| format!("`{s}` is not a row index")))
+        .collect::<Result<Vec<_>, _>>()?;
+    if rows.is_empty() {
+        return Err("no row indices given".to_owned());
+    }
+    Ok(RowList(rows))
+}
+
+fn is_dash(p: &std::path::Path) -> bool {
+    p.as_os_str() == "-"
+}
+
+const NO_DASH: &str = "ntt-mpi reads and writes files at offsets on every rank: `-` (standard input or output) is not supported";
 
 impl CommitArgs {
     /// What clap cannot check: every rank reads and writes files at offsets, so no `-`.
     pub fn check(&self) -> Result<(), String> {
-        let dash = |p: &Option<PathBuf>| p.as_ref().is_some_and(|p| p.as_os_str() == "-");
-        if self.input.as_os_str() == "-" || dash(&self.output) || dash(&self.save_codeword) {
-            return Err("ntt-mpi reads and writes files at offsets on every rank: `-` (standard input or output) is not supported".to_owned());
+        if self.output.iter().chain(&self.save_codeword).any(|p| is_dash(p)) {
+            return Err(NO_DASH.to_owned());
+        }
+        self.witness.check()
+    }
+}
+
+impl OpenArgs {
+    /// As for [`CommitArgs::check`].
+    pub fn check(&self) -> Result<(), String> {
+        if is_dash(&self.output) || self.commitment.iter().any(|p| is_dash(p)) {
+            return Err(NO_DASH.to_owned());
+        }
+        self.witness.check()
+    }
+}
+
+impl WitnessArgs {
+    fn check(&self) -> Result<(), String> {
+        if is_dash(&self.input) {
+            return Err(NO_DASH.to_owned());
         }
         if self.threads == Some(0) {
             return Err("--threads must be at least 1".to_owned());

@@ -13,7 +13,7 @@ use crate::fold::share_message;
 use crate::share::encode_share;
 use crate::source::MessageSource;
 use crate::split::Split;
-use crate::tree::{NodeSet, decode_nodes, encode_nodes};
+use crate::tree::{Node, NodeSet, decode_nodes, encode_nodes};
 
 /// Where this rank's time went.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,6 +37,8 @@ pub struct RankCommit {
     pub split: Split,
     /// This rank's codeword rows, `split.first_row()` onwards, row-major.
     pub rows: Vec<u64>,
+    /// The chaining values of the maximal aligned nodes that tile this rank's rows.
+    pub nodes: Vec<Node>,
     /// Bytes this rank exchanged.
     pub traffic: Traffic,
     /// Words of the message this rank read.
@@ -118,6 +120,7 @@ pub fn commit<C: Communicator>(
         commitment,
         split,
         rows: share.rows,
+        nodes: share.nodes,
         traffic,
         words_read,
         timings: RankTimings {

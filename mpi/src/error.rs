@@ -28,6 +28,9 @@ pub enum Error {
         /// Words of the witness as each rank sees it, by rank.
         words: Vec<u64>,
     },
+    /// Rows to open that the codeword does not have (or none).
+    #[error("{0}")]
+    Rows(String),
     /// This rank could not set up the engine (its pool or backend).
     #[error("cannot set up the engine: {0}")]
     Setup(#[from] ntt_pcs::SetupError),
@@ -66,7 +69,7 @@ impl Error {
         match self {
             // As `ntt commit` has it: a codeword too large for the memory is a shape the input
             // asked for.
-            Self::Shape(_) | Self::Split(_) | Self::WitnessSizes { .. } => true,
+            Self::Shape(_) | Self::Split(_) | Self::WitnessSizes { .. } | Self::Rows(_) => true,
             Self::Read(e) => matches!(e.kind(), io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput),
             Self::Share(ShareError::Encode(_)) => true,
             Self::OtherRank { bad_input, .. } => *bad_input,

@@ -7,7 +7,8 @@
 //! the domain when P is at most the inverse rate; else the message folded onto their part of a
 //! coset, [`fold`]), hash them into those subtrees while the rows are in cache, and send rank 0
 //! a few chaining values ([`tree`]). No codeword data crosses the network, only
-//! `O(log rows)` chaining values per rank.
+//! `O(log rows)` chaining values per rank. [`open()`] then gathers the opened chunks and the
+//! siblings from the ranks that own them into the proof one machine writes.
 //!
 //! ```no_run
 //! use ntt_pcs::{CommitParams, Expansion};
@@ -29,6 +30,7 @@ mod comm;
 mod commit;
 mod error;
 pub mod fold;
+mod open;
 mod share;
 mod source;
 mod split;
@@ -37,6 +39,7 @@ pub mod tree;
 pub use comm::{Traffic, agree};
 pub use commit::{RankCommit, RankTimings, commit};
 pub use error::Error;
+pub use open::open;
 pub use share::{Share, ShareError, encode_share};
 pub use source::{MessageSource, WitnessFile};
 pub use split::{Split, SplitError};

@@ -1,5 +1,6 @@
 //! `ntt-mpi`: one commitment computed by the ranks of an MPI job (`mpirun -np P ntt-mpi commit …`),
-//! with `ntt commit`'s flags and files; rank 0 prints the root one machine prints.
+//! with `ntt commit`'s flags and files; rank 0 prints the root one machine prints. `open` writes
+//! the proof `ntt open` writes.
 
 mod args;
 mod output;
@@ -16,8 +17,11 @@ use args::{Cli, Command};
 fn main() -> ExitCode {
     // Usage errors exit 2 here, on every rank, before MPI starts and before any work.
     let cli = Cli::parse();
-    let Command::Commit(args) = cli.command;
-    if let Err(message) = args.check() {
+    let checked = match &cli.command {
+        Command::Commit(args) => args.check(),
+        Command::Open(args) => args.check(),
+    };
+    if let Err(message) = checked {
         eprintln!("ntt-mpi: error: {message}");
         return ExitCode::from(2);
     }
@@ -28,7 +32,11 @@ fn main() -> ExitCode {
     };
     let world = universe.world();
     let rank = world.rank();
-    let code = match report::commit(&world, &args) {
+    let done = match &cli.command {
+        Command::Commit(args) => report::commit(&world, args),
+        Command::Open(args) => report::open(&world, args),
+    };
+    let code = match done {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("ntt-mpi: rank {rank}: error: {e}");

@@ -74,11 +74,11 @@ pub fn save_codeword<C: Communicator>(
     agree(world, renamed)
 }
 
-/// Writes `text` to `path` from this rank alone, through a temporary name.
-pub fn write_file(path: &Path, text: &str) -> Result<(), Error> {
+/// Writes `bytes` to `path` from this rank alone, through a temporary name.
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let partial = partial_name(path);
     let result = File::create(&partial)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_data()))
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_data()))
         .and_then(|()| fs::rename(&partial, path));
     if result.is_err() {
         let _ = fs::remove_file(&partial);

@@ -10,7 +10,7 @@ use ntt_mpi::{Error, RankCommit, WitnessFile, agree};
 use ntt_pcs::{CommitParams, Encoder, SetupError};
 use serde::Serialize;
 
-use crate::args::CommitArgs;
+use crate::args::{CommitArgs, OpenArgs, WitnessArgs};
 use crate::output;
 
 /// The version of the JSON printed (as `ntt --json`): keys may be added without a bump.
@@ -84,7 +84,7 @@ fn peak_rss_bytes() -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
-fn encoder(args: &CommitArgs) -> Result<Encoder, Error> {
+fn encoder(args: &WitnessArgs) -> Result<Encoder, Error> {
     let backend = Backend::from_env().map_err(SetupError::Backend)?;
     let encoder = Encoder::builder()
         .workers(args.threads.unwrap_or(0))
@@ -112,7 +112,8 @@ fn stats(mine: &RankCommit, threads: usize) -> [u64; STAT_WORDS] {
     ]
 }
 
-pub fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error> {
+/// Every rank: its engine, its view of the witness, and its part of the commitment.
+fn run_commit<C: Communicator>(world: &C, args: &WitnessArgs) -> Result<(Encoder, RankCommit), Error> {
     let setup = (|| {
         let encoder = encoder(args)?;
         let witness = WitnessFile::open(&args.input).map_err(Error::Read)?;
@@ -123,6 +124,59 @@ pub fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error
         .log_inv_rate(args.log_inv_rate)
         .layout(args.layout());
     let mine = ntt_mpi::commit(world, &encoder, &witness, params, args.expansion())?;
+    Ok((encoder, mine))
+}
+
+#[derive(Serialize)]
+struct OpenReport {
+    root: String,
+    basis: ntt_pcs::BasisName,
+    log_rows: u32,
+    lanes: usize,
+    log_inv_rate: u32,
+    rows: Vec<u64>,
+    ranks: usize,
+    proof_bytes: usize,
+    output: String,
+    commitment: Option<String>,
+}
+
+pub fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Error> {
+    let (_, mine) = run_commit(world, &args.witness)?;
+    let Some(opening) = ntt_mpi::open(world, &mine, &args.rows.0)? else {
+        return Ok(());
+    };
+    let proof = opening.to_bytes();
+    output::write_bytes(&args.output, &proof)?;
+    if let Some(path) = &args.commitment {
+        output::write_bytes(path, json(&mine.commitment).as_bytes())?;
+    }
+    let shape = mine.split.shape();
+    let report = OpenReport {
+        root: mine.commitment.root_hex(),
+        basis: mine.commitment.basis(),
+        log_rows: shape.log_rows(),
+        lanes: shape.lanes(),
+        log_inv_rate: shape.log_inv_rate(),
+        rows: args.rows.0.clone(),
+        ranks: mine.split.ranks(),
+        proof_bytes: proof.len(),
+        output: args.output.display().to_string(),
+        commitment: args.commitment.as_ref().map(|p| p.display().to_string()),
+    };
+    if args.witness.json {
+        print!("{}", json(&report));
+    } else {
+        print!(
+            "root      {}\nlog-rows  {}\nlanes     {}\nbasis     {}\n",
+            report.root, report.log_rows, report.lanes, report.basis
+        );
+    }
+    Ok(())
+}
+
+pub fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error> {
+    let (encoder, mine) = run_commit(world, &args.witness)?;
     if let Some(path) = &args.save_codeword {
         output::save_codeword(world, path, &mine.split, &mine.rows)?;
     }
@@ -136,7 +190,7 @@ pub fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error
     let mut all = vec![0u64; STAT_WORDS * world.size() as usize];
     root_process.gather_into_root(&local[..], &mut all[..]);
     if let Some(path) = &args.output {
-        output::write_file(path, &json(&mine.commitment))?;
+        output::write_bytes(path, json(&mine.commitment).as_bytes())?;
     }
     let ms = |ns: u64| ns as f64 / 1e6;
     let per_rank: Vec<RankReport> = all
@@ -166,7 +220,7 @@ pub fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error
         lanes: shape.lanes(),
         log_inv_rate: shape.log_inv_rate(),
         basis: mine.commitment.basis(),
-        layout: args.layout_name(),
+        layout: args.witness.layout_name(),
         witness_words: shape.message_words(),
         ranks: mine.split.ranks(),
         log_share_rows: mine.split.log_share_rows(),
@@ -180,7 +234,14 @@ pub fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error
         },
         per_rank,
     };
-    print!("{}", if args.json { json(&report) } else { text(&report) });
+    print!(
+        "{}",
+        if args.witness.json {
+            json(&report)
+        } else {
+            text(&report)
+        }
+    );
     Ok(())
 }
 

@@ -1,0 +1,126 @@
+//! Openings of a distributed commitment: the proof bytes one machine's `ProverData::open` gives.
+//!
+//! The walk of docs/FORMAT.md §3 depends only on the tree's shape and the opened chunks, so every
+//! rank knows which chunks and sibling nodes the proof needs. Each rank sends rank 0 the opened
+//! chunks and the siblings that lie inside its range, with the nodes that cover its range; a
+//! sibling that straddles ranks is a union of whole covering nodes (aligned nodes are nested or
+//! disjoint), which rank 0 merges.
+
+use std::convert::Infallible;
+
+use mpi::traits::*;
+use ntt_pcs::Opening;
+use ntt_pcs::ntt_verify::tree::{ChunkSet, TreeShape, fold_root, subtree_cv};
+
+use crate::comm::{self, Traffic};
+use crate::commit::RankCommit;
+use crate::error::Error;
+use crate::tree::{Node, NodeSet, TreeError, decode_nodes, encode_nodes};
+
+/// Opens `rows` of a distributed commitment: every rank calls it with the same rows after
+/// [`crate::commit`]; rank 0 returns the opening (byte-identical to one machine's), the others
+/// `None`. Collective.
+///
+/// # Errors
+/// [`Error::Rows`] for no rows or a row outside the codeword (on every rank alike), else as for
+/// [`crate::commit`].
+pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Result<Option<Opening>, Error> {
+    let shape = mine.split.shape();
+    let n_rows = 1u64 << shape.log_rows();
+    if rows.is_empty() {
+        return Err(Error::Rows("no rows to open".to_owned()));
+    }
+    if let Some(row) = rows.iter().find(|&&r| r >= n_rows) {
+        return Err(Error::Rows(format!(
+            "row {row} is outside the codeword's {n_rows} rows"
+        )));
+    }
+    let tree = TreeShape::new(shape.codeword_bytes());
+    let chunks = ChunkSet::of_rows(8 * shape.lanes() as u64, rows.iter().copied());
+    // The siblings the walk asks for: positions only, the same on every rank.
+    let mut wanted = Vec::new();
+    if tree.top() > 0 {
+        let leaves = chunks.iter().map(|c| (c, [0u8; 32])).collect();
+        let _ = fold_root(&tree, leaves, |h, i| {
+            wanted.push((h, i));
+            Ok::<_, Infallible>([0u8; 32])
+        });
+    }
+    let (lo, hi) = (
+        mine.split.share_offset(),
+        mine.split.share_offset() + mine.split.share_bytes(),
+    );
+    let bytes: Vec<u8> = mine.rows.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let local = |(start, end): (u64, u64)| &bytes[(start - lo) as usize..(end - lo) as usize];
+    let inside = |(start, end): (u64, u64)| start >= lo && end <= hi;
+
+    let mut nodes = mine.nodes.clone();
+    for &(h, i) in &wanted {
+        let span = tree.node_bytes(h, i);
+        if inside(span) {
+            nodes.push(Node {
+                level: h,
+                index: i,
+                cv: subtree_cv(span.0, local(span)),
+            });
+        }
+    }
+    // Message: node count, nodes, then the opened chunks inside this range (index, bytes).
+    let mut message = (nodes.len() as u64).to_le_bytes().to_vec();
+    message.extend(encode_nodes(&nodes));
+    for c in chunks.iter() {
+        let span = tree.node_bytes(0, c);
+        if inside(span) {
+            message.extend_from_slice(&c.to_le_bytes());
+            message.extend_from_slice(local(span));
+        }
+    }
+    let mut traffic = Traffic::default();
+    let gathered = comm::gather_bytes(world, message, &mut traffic);
+    if world.rank() != 0 {
+        return Ok(None);
+    }
+    let mut set = NodeSet::new(tree.len());
+    let mut chunk_bytes = vec![Vec::new(); chunks.count() as usize];
+    for message in &gathered {
+        let (count, rest) = message.split_at_checked(8).ok_or(TreeError::Malformed)?;
+        let count = u64::from_le_bytes(count.try_into().expect("8 bytes")) as usize;
+        let (node_bytes, mut rest) = rest
+            .split_at_checked(count * crate::tree::NODE_WIRE_BYTES)
+            .ok_or(TreeError::Malformed)?;
+        set.extend(decode_nodes(node_bytes)?);
+        while !rest.is_empty() {
+            let (c, tail) = rest.split_at_checked(8).ok_or(TreeError::Malformed)?;
+            let c = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            let (start, end) = tree.node_bytes(0, c);
+            let (chunk, tail) = tail
+                .split_at_checked((end - start) as usize)
+                .ok_or(TreeError::Malformed)?;
+            chunk_bytes[chunks.position(c) as usize] = chunk.to_vec();
+            rest = tail;
+        }
+    }
+    let mut siblings = Vec::with_capacity(wanted.len());
+    if tree.top() > 0 {
+        let leaves = chunks
+            .iter()
+            .zip(&chunk_bytes)
+            .map(|(c, chunk)| (c, subtree_cv(tree.node_bytes(0, c).0, chunk)))
+            .collect();
+        let root = fold_root(&tree, leaves, |h, i| {
+            let cv = set.cv(h, i)?;
+            siblings.push(cv);
+            Ok::<_, TreeError>(cv)
+        })?;
+        if root != mine.commitment.root() {
+            return Err(TreeError::Malformed.into());
+        }
+    }
+    Ok(Some(Opening::new(
+        shape.log_rows(),
+        shape.lanes() as u64,
+        rows.to_vec(),
+        chunk_bytes.concat(),
+        siblings,
+    )))
+}
