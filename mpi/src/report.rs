@@ -90,7 +90,15 @@ fn encoder(args: &WitnessArgs) -> Result<Encoder, Error> {
         .workers(args.threads.unwrap_or(0))
         .backend(backend)
         .build()?;
-    Ok(encoder.with_domain(args.domain()))
+    // Plan with this node's wisdom where it has some, as `ntt commit` does (plans only: the
+    // bytes do not depend on them).
+    let (wisdom, status) = ntt_pcs::wisdom::load(encoder.pool().topology());
+    if let ntt_pcs::wisdom::WisdomStatus::Ignored { .. } = &status {
+        eprintln!("warning: wisdom {status}");
+    }
+    Ok(encoder
+        .with_wisdom(wisdom.map(std::sync::Arc::new))
+        .with_domain(args.domain()))
 }
 
 /// The stats of one rank, as words for the gather.
