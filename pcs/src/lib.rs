@@ -45,6 +45,7 @@ mod engine;
 mod pages;
 mod shape;
 mod sink;
+mod touch;
 mod twiddle;
 
 // Public, for experts, and documented as such: the CLI's `plan` and what-if reports and the tuner
@@ -72,6 +73,7 @@ pub use shape::{
     MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS, MessageLayout, Shape, ShapeError,
 };
 pub use sink::RowSink;
+pub use touch::WorkerTouch;
 
 /// The README's library examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]

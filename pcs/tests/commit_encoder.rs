@@ -141,7 +141,9 @@ fn random_shapes_plans_workers_and_backends_give_blake3_of_the_codeword() {
                         }
                         let timings = prover.timings();
                         assert!(
-                            timings.hash <= timings.total && timings.encode + timings.hash == timings.total
+                            timings.hash <= timings.total
+                                && timings.allocate + timings.encode + timings.hash == timings.total,
+                            "{what}: stages {timings:?} do not sum to the total"
                         );
                     }
                 }

@@ -8,9 +8,8 @@
 //!   `/sys/kernel/mm/transparent_hugepage/enabled` is `always` or `madvise`) makes it 32 faults
 //!   of 2 MiB. The advice changes no contents and is only a hint: if it is refused the buffer
 //!   works the same with small pages.
-//! - Parallel first touch: a fresh buffer is touched page by page by the pool's workers before
-//!   the encode, one contiguous part per worker cut at the plan's task boundaries, each NUMA
-//!   node's workers taking one range (see [`ntt_runtime::WorkerLayout::first_touch`]).
+//! - Parallel first touch: a fresh buffer is faulted in by all of the pool's workers together
+//!   before the encode, in 2 MiB chunks taken on demand (see [`crate::touch`]).
 //! - The pool: a [`Committer`](super::Committer) keeps the buffers of dropped
 //!   [`ProverData`](super::ProverData) (up to a cap) and hands them to later commits, so only
 //!   the first commit of a size pays for faults at all.
@@ -18,15 +17,14 @@
 use std::collections::TryReserveError;
 use std::sync::Mutex;
 
-use ntt_runtime::{FirstTouch, ThreadPool, first_touch};
+use ntt_runtime::ThreadPool;
 
-use crate::pages::{HUGE_PAGE_BYTES, advise_huge_pages};
+use crate::pages::advise_huge_pages;
+use crate::touch::{WorkerTouch, populate};
 
 /// Bytes of codeword buffers a committer keeps by default: 4 GiB, a few commits' worth of the
 /// sizes provers use (2^24 words at rate 1/4 is 512 MiB), small beside the machines that run them.
 pub const DEFAULT_POOL_CAP_BYTES: usize = 4 << 30;
-
-const PAGE_BYTES: usize = 4096;
 
 /// Codeword buffers kept for reuse, at most `cap_bytes` of capacity in all.
 #[derive(Debug)]
@@ -92,8 +90,8 @@ impl BufferPool {
 }
 
 /// Empties `buffer` and makes room for `words` words; when that needs new memory, advises huge
-/// pages for it and has `pool`'s workers touch its pages in parallel, in parts of whole `unit`s
-/// (the plan's task bytes). Returns whether the memory was new.
+/// pages for it and has `pool`'s workers fault it in together ([`populate`]). Returns what each
+/// worker spent on that when the memory was new, `None` when the buffer was reused.
 ///
 /// # Errors
 /// The allocator's refusal (the size comes from input, so it is not left to abort the process).
@@ -101,52 +99,20 @@ pub(crate) fn reserve_codeword(
     buffer: &mut Vec<u64>,
     words: usize,
     pool: &ThreadPool,
-    unit: usize,
-) -> Result<bool, TryReserveError> {
+) -> Result<Option<Vec<WorkerTouch>>, TryReserveError> {
     buffer.clear();
-    let fresh = buffer.capacity() < words;
-    if fresh {
-        // A buffer too small is dropped rather than grown: growing would copy nothing useful.
-        let mut new = Vec::new();
-        new.try_reserve_exact(words)?;
-        *buffer = new;
-        let ptr = buffer.as_mut_ptr().cast::<u8>();
-        advise_huge_pages(ptr, words * 8);
-        let parts = first_touch(pool.placements(), words * 8, unit.max(HUGE_PAGE_BYTES));
-        touch_in_parallel(pool, ptr, &parts);
+    if buffer.capacity() >= words {
+        return Ok(None);
     }
-    Ok(fresh)
-}
-
-/// A pointer to a buffer the touching tasks write into, each inside its own part.
-#[derive(Clone, Copy)]
-struct Base(*mut u8);
-// SAFETY: the tasks write disjoint byte ranges (the first-touch parts tile the buffer without
-// overlap) of an allocation that outlives the `for_each` that runs them.
-unsafe impl Send for Base {}
-// SAFETY: as above; shared references to `Base` only copy the pointer.
-unsafe impl Sync for Base {}
-
-impl Base {
-    /// The pointer (a method, so closures capture the whole `Send + Sync` value).
-    fn at(self, offset: usize) -> *mut u8 {
-        self.0.wrapping_add(offset)
-    }
-}
-
-/// Writes a zero byte into every page of each part, one task per part.
-fn touch_in_parallel(pool: &ThreadPool, ptr: *mut u8, parts: &[FirstTouch]) {
-    let base = Base(ptr);
-    pool.for_each(0..parts.len(), 1, |range, _| {
-        for part in &parts[range] {
-            for offset in part.bytes.clone().step_by(PAGE_BYTES) {
-                // SAFETY: `offset` lies inside the allocation (the parts tile `[0, len)` of a
-                // buffer with at least `len` bytes of capacity) and inside this task's part only;
-                // the spare capacity may hold any byte, and the encode overwrites it.
-                unsafe { base.at(offset).write_volatile(0) };
-            }
-        }
-    });
+    // A buffer too small is dropped rather than grown: growing would copy nothing useful.
+    let mut new = Vec::new();
+    new.try_reserve_exact(words)?;
+    *buffer = new;
+    let ptr = buffer.as_mut_ptr().cast::<u8>();
+    advise_huge_pages(ptr, words * 8);
+    // SAFETY: `[ptr, ptr + 8 * words)` is the spare capacity of `buffer`, borrowed mutably here;
+    // its contents are unspecified until the encode writes every word.
+    Ok(Some(unsafe { populate(pool, ptr, words * 8) }))
 }
 
 #[cfg(test)]
@@ -167,13 +133,22 @@ mod tests {
     fn reserve_keeps_capacity_and_empties() {
         let pool = pool(2);
         let mut buffer = vec![7u64; 10];
-        assert!(reserve_codeword(&mut buffer, 5 << 20, &pool, 1 << 20).expect("40 MiB"));
+        let touched = reserve_codeword(&mut buffer, 5 << 20, &pool).expect("40 MiB");
+        assert_eq!(
+            touched.map(|t| t.iter().map(|w| w.bytes).sum::<usize>()),
+            Some(40 << 20),
+            "every byte of a fresh buffer is faulted in by some worker"
+        );
         assert!(buffer.is_empty() && buffer.capacity() >= 5 << 20);
         let ptr = buffer.as_ptr();
-        assert!(!reserve_codeword(&mut buffer, 4 << 20, &pool, 1 << 20).expect("reused"));
+        assert!(
+            reserve_codeword(&mut buffer, 4 << 20, &pool)
+                .expect("reused")
+                .is_none()
+        );
         assert_eq!(buffer.as_ptr(), ptr, "a large enough buffer is reused");
         assert!(
-            reserve_codeword(&mut buffer, usize::MAX / 8, &pool, 1 << 20).is_err(),
+            reserve_codeword(&mut buffer, usize::MAX / 8, &pool).is_err(),
             "refused, not aborted"
         );
     }

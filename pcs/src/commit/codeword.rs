@@ -51,9 +51,9 @@ pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, 
     let commitment = Commitment::new(root, shape);
     let total = started.elapsed();
     let timings = CommitTimings {
-        encode: Default::default(),
         hash: total,
         total,
+        ..CommitTimings::default()
     };
     Ok((
         commitment,
@@ -62,6 +62,7 @@ pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, 
             commitment,
             tree,
             timings,
+            first_touch: Vec::new(),
             recycle: std::sync::Weak::new(),
         },
     ))

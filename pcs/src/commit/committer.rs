@@ -215,20 +215,22 @@ impl Committer {
             self.stored_level,
         )?;
 
-        let task_bytes = plan
-            .deep
-            .as_ref()
-            .map_or(0, |d| d.sub_bytes << d.log_subs_per_task);
-        reserve_codeword(&mut buffer, words, self.encoder.pool(), task_bytes).map_err(|_| {
-            CommitError::Allocation {
-                bytes: shape.codeword_bytes(),
-            }
-        })?;
+        let allocating = Instant::now();
+        let first_touch = {
+            let _span = tracing::debug_span!("allocate", bytes = shape.codeword_bytes()).entered();
+            reserve_codeword(&mut buffer, words, self.encoder.pool()).map_err(|_| {
+                CommitError::Allocation {
+                    bytes: shape.codeword_bytes(),
+                }
+            })?
+        };
+        let allocate = allocating.elapsed();
         {
             let _span =
                 tracing::debug_span!("encode", log_rows = shape.log_rows(), fused_hash = true).entered();
             let codeword = &mut buffer.spare_capacity_mut()[..words];
-            self.encoder.encode(witness, codeword, params, Some(&hasher))?;
+            self.encoder
+                .encode_faulted_in(witness, codeword, params, Some(&hasher))?;
         }
         // SAFETY: `Encoder::encode` returned `Ok`, so it wrote every one of the first `words`
         // words of the spare capacity, which `reserve_codeword` made at least `words` long.
@@ -243,9 +245,10 @@ impl Committer {
             Commitment::new(root, shape.codeword()).with_basis(self.encoder.domain().basis().name());
         let total = started.elapsed();
         let workers = self.encoder.pool().num_workers().max(1) as u32;
-        let hash = (busy / workers).min(total);
+        let hash = (busy / workers).min(total - allocate);
         let timings = CommitTimings {
-            encode: total - hash,
+            allocate,
+            encode: total.saturating_sub(allocate + hash),
             hash,
             total,
         };
@@ -256,6 +259,7 @@ impl Committer {
                 commitment,
                 tree,
                 timings,
+                first_touch: first_touch.unwrap_or_default(),
                 recycle: Arc::downgrade(&self.buffers),
             },
         ))

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::buffer::BufferPool;
 use super::node::le_bytes;
 use super::tree::ChainingTree;
+use crate::touch::WorkerTouch;
 use ntt_verify::Commitment;
 use ntt_verify::Opening;
 use ntt_verify::tree::{ChunkSet, fold_root, subtree_cv};
@@ -30,13 +31,18 @@ pub enum OpenError {
 /// Stage times of one commit.
 ///
 /// Hashing is fused into the encode (each block is hashed by the task that finished it), so the
-/// two stages overlap in wall time. They are attributed as follows:
-/// `hash` = time spent inside the row sink (hashing, stitching, merging) summed over all workers
-/// ÷ the number of workers; `encode` = `total − hash`; `total` = wall time of the whole commit,
-/// from the call to the returned commitment (codeword allocation included).
+/// two stages overlap in wall time. They are attributed as follows, so that
+/// `allocate + encode + hash = total`:
+/// `allocate` = wall time of getting the codeword buffer (from the pool, or allocated, advised
+/// and faulted in by the workers: the first touch of its pages); `hash` = time spent inside the
+/// row sink (hashing, stitching, merging) summed over all workers ÷ the number of workers;
+/// `encode` = `total − allocate − hash`; `total` = wall time of the whole commit, from the call
+/// to the returned commitment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CommitTimings {
-    /// Wall time not attributed to hashing.
+    /// Wall time of getting the codeword buffer, first touch of fresh pages included.
+    pub allocate: Duration,
+    /// Wall time attributed neither to the buffer nor to hashing.
     pub encode: Duration,
     /// Hashing time per worker.
     pub hash: Duration,
@@ -58,6 +64,8 @@ pub struct ProverData {
     pub(crate) commitment: Commitment,
     pub(crate) tree: ChainingTree,
     pub(crate) timings: CommitTimings,
+    /// What each worker spent faulting in a fresh codeword buffer (empty when reused).
+    pub(crate) first_touch: Vec<WorkerTouch>,
     /// The committer's buffer pool.
     pub(crate) recycle: Weak<BufferPool>,
 }
@@ -84,6 +92,12 @@ impl ProverData {
     /// Stage times of the commit that made this.
     pub fn timings(&self) -> CommitTimings {
         self.timings
+    }
+
+    /// What each worker spent faulting in the codeword buffer before the encode, by worker:
+    /// empty when the commit reused a buffer whose pages were present already.
+    pub fn first_touch(&self) -> &[WorkerTouch] {
+        &self.first_touch
     }
 
     /// Bytes held besides the codeword (the stored chaining values).

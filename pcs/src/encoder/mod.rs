@@ -21,6 +21,7 @@ use crate::pages::advise_huge_pages;
 use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::shape::{CommitParams, MessageLayout, Shape, ShapeError};
 use crate::sink::RowSink;
+use crate::touch::populate;
 use crate::twiddle::Twiddles;
 use crate::wisdom::Wisdom;
 pub use builder::{EncoderBuilder, SetupError};
@@ -184,10 +185,27 @@ impl Encoder {
     /// Runs the transform (the encode, or its inverse) inline when it is too small to hand
     /// off, else as one job installed on the pool: its passes then follow each other on the
     /// workers without going back to the caller between them.
-    fn run(&self, run: &Run<'_>, direction: Direction) -> Result<(), EncodeError> {
-        let passes = || match direction {
-            Direction::Forward => run.forward(&self.pool),
-            Direction::Inverse => run.inverse(&self.pool),
+    ///
+    /// `fresh` is the address and byte length of memory the transform writes that may never
+    /// have been touched: the workers fault it in together first, inside the same job
+    /// ([`crate::touch`]). It must lie inside the transform's buffer.
+    fn run(
+        &self,
+        run: &Run<'_>,
+        direction: Direction,
+        fresh: Option<(usize, usize)>,
+    ) -> Result<(), EncodeError> {
+        let passes = || {
+            if let Some((address, bytes)) = fresh {
+                // SAFETY: the caller's promise: the range lies inside the buffer the transform
+                // is about to write, borrowed mutably for the call and not read before it is
+                // written (a byte per page set to 0 changes nothing the transform reads).
+                let _ = unsafe { populate(&self.pool, address as *mut u8, bytes) };
+            }
+            match direction {
+                Direction::Forward => run.forward(&self.pool),
+                Direction::Inverse => run.inverse(&self.pool),
+            }
         };
         self.pool
             .with_work_estimate(run.work_estimate(), || self.pool.install(passes))
@@ -226,9 +244,11 @@ impl Encoder {
         let shape = self.domain_shape(data.len(), params.lanes, params.log_inv_rate)?;
         let plan = self.plan_inner(shape, None);
         // The rows past the message are written before they are read; where the caller never
-        // touched them, huge pages make their first touch cheap (`pages.rs`).
+        // touched them, huge pages make their first touch cheap (`pages.rs`), and the workers
+        // share it (`touch.rs`).
         let tail = &mut data[shape.message_words()..];
         advise_huge_pages(tail.as_mut_ptr().cast(), tail.len() * 8);
+        let fresh = Some((tail.as_mut_ptr() as usize, tail.len() * 8));
         // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
@@ -242,12 +262,14 @@ impl Encoder {
                 sink,
             },
             Direction::Forward,
+            fresh,
         )
     }
 
     /// Encodes a separate message, laid out as `params` says, into `codeword` (which may be
     /// uninitialised; every word is written). `msg.len() << log_inv_rate` must equal
-    /// `codeword.len()`.
+    /// `codeword.len()`. A codeword whose pages were never touched is faulted in by all the
+    /// workers together before the first pass.
     ///
     /// # Errors
     /// Bad shapes or lengths (see [`EncodeError`]); nothing is written then.
@@ -257,6 +279,30 @@ impl Encoder {
         codeword: &mut [MaybeUninit<u64>],
         params: CommitParams,
         sink: Option<&dyn RowSink>,
+    ) -> Result<(), EncodeError> {
+        let fresh = Some((codeword.as_mut_ptr() as usize, codeword.len() * 8));
+        self.encode_into(msg, codeword, params, sink, fresh)
+    }
+
+    /// As [`encode`](Self::encode), into a codeword whose pages are present already (the
+    /// committer faults its buffers in itself, as a stage of its own).
+    pub(crate) fn encode_faulted_in(
+        &self,
+        msg: &[u64],
+        codeword: &mut [MaybeUninit<u64>],
+        params: CommitParams,
+        sink: Option<&dyn RowSink>,
+    ) -> Result<(), EncodeError> {
+        self.encode_into(msg, codeword, params, sink, None)
+    }
+
+    fn encode_into(
+        &self,
+        msg: &[u64],
+        codeword: &mut [MaybeUninit<u64>],
+        params: CommitParams,
+        sink: Option<&dyn RowSink>,
+        fresh: Option<(usize, usize)>,
     ) -> Result<(), EncodeError> {
         let CommitParams {
             lanes,
@@ -291,6 +337,7 @@ impl Encoder {
                 sink,
             },
             Direction::Forward,
+            fresh,
         )
     }
 
@@ -315,6 +362,7 @@ impl Encoder {
                 sink: None,
             },
             Direction::Inverse,
+            None,
         )
     }
 }

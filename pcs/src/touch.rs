@@ -1,0 +1,323 @@
+//! First touch of fresh memory, shared by every worker, and what it cost each of them.
+//!
+//! A buffer nobody has written yet costs a page fault and a page zeroed by the kernel per page
+//! on its first write (per 2 MiB with transparent huge pages, see [`crate::pages`]). Left to the
+//! encode, those faults fall on whichever workers write first, and on a virtual machine they
+//! cost about as much as the encode itself. Before the first pass the buffer is therefore cut
+//! at 2 MiB boundaries into chunks that the pool's workers take on demand (the pool's adaptive
+//! loop: a worker slowed down by a busy neighbour keeps only the chunk it is on), and each
+//! chunk is faulted in with one `MADV_POPULATE_WRITE` (Linux 5.14 and later; elsewhere, or
+//! when the kernel refuses, by writing a byte per page). Chunks of whole huge pages keep two
+//! workers from faulting the same huge page at once.
+//!
+//! `NTT_FIRST_TOUCH` chooses how (read once per process): `populate` (the default), `write` (a
+//! byte written per page, as on kernels without `MADV_POPULATE_WRITE`), or `none` (no first
+//! touch before the first pass: each page is faulted in by the worker whose first pass writes
+//! it). They are there to measure one against the others on a given machine.
+//!
+//! Each worker's share is recorded as a [`WorkerTouch`] (bytes, wall time, the minor page
+//! faults its thread took) and as an `NTT_LOG` span, `first_touch_worker{worker=i}`, so the
+//! balance shows on any machine.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use ntt_runtime::ThreadPool;
+
+use crate::pages::HUGE_PAGE_BYTES;
+
+const PAGE_BYTES: usize = 4096;
+
+/// Below this many bytes the calling thread faults the buffer in alone: handing two chunks to
+/// the workers costs more than faulting them.
+const PARALLEL_MIN_BYTES: usize = 2 * HUGE_PAGE_BYTES;
+
+/// How fresh pages are faulted in (`NTT_FIRST_TOUCH`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    Populate,
+    Write,
+    None,
+}
+
+impl Method {
+    /// `NTT_FIRST_TOUCH`, read once; anything but `write` or `none` is the default.
+    fn get() -> Self {
+        static METHOD: std::sync::OnceLock<Method> = std::sync::OnceLock::new();
+        *METHOD.get_or_init(|| match std::env::var("NTT_FIRST_TOUCH").as_deref() {
+            Ok("write") => Self::Write,
+            Ok("none") => Self::None,
+            _ => Self::Populate,
+        })
+    }
+}
+
+/// What one worker spent faulting in fresh memory before the first pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkerTouch {
+    /// The worker's index in its pool.
+    pub worker: usize,
+    /// Bytes it faulted in.
+    pub bytes: usize,
+    /// Wall time it spent doing so.
+    pub time: Duration,
+    /// Minor page faults its thread took meanwhile (0 where the OS does not count them).
+    pub faults: u64,
+}
+
+/// The `i`-th chunk of `[start, start + len)`: cut at the absolute 2 MiB boundaries.
+fn chunk(start: usize, len: usize, i: usize) -> std::ops::Range<usize> {
+    let first_end = (start + 1).next_multiple_of(HUGE_PAGE_BYTES).min(start + len);
+    let lo = if i == 0 {
+        start
+    } else {
+        first_end + (i - 1) * HUGE_PAGE_BYTES
+    };
+    let hi = (first_end + i * HUGE_PAGE_BYTES).min(start + len);
+    lo.min(hi)..hi
+}
+
+/// How many chunks `[start, start + len)` has.
+fn chunks(start: usize, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let first_end = (start + 1).next_multiple_of(HUGE_PAGE_BYTES).min(start + len);
+    1 + (start + len - first_end).div_ceil(HUGE_PAGE_BYTES)
+}
+
+/// Faults in the pages of `[ptr, ptr + len)` on `pool`'s workers (on the calling thread when it
+/// is small) and returns what each worker spent on it, by worker index (workers that took no
+/// chunk are left out).
+///
+/// # Safety
+/// `[ptr, ptr + len)` must lie inside one allocation that the caller may write and that nothing
+/// reads or writes during the call; its contents afterwards are unspecified in the bytes that
+/// were never written (a byte per page may be set to 0).
+pub(crate) unsafe fn populate(pool: &ThreadPool, ptr: *mut u8, len: usize) -> Vec<WorkerTouch> {
+    let method = Method::get();
+    if method == Method::None {
+        return Vec::new();
+    }
+    let _span = tracing::debug_span!("first_touch", bytes = len).entered();
+    let start = ptr as usize;
+    let n = chunks(start, len);
+    let workers = pool.num_workers().max(1);
+    let spans: Vec<tracing::Span> = (0..workers)
+        .map(|worker| {
+            tracing::debug_span!(
+                "first_touch_worker",
+                worker,
+                bytes = tracing::field::Empty,
+                faults = tracing::field::Empty
+            )
+        })
+        .collect();
+    let shares = Mutex::new(vec![WorkerTouch::default(); workers]);
+    let touch = |range: std::ops::Range<usize>, worker: usize| {
+        let worker = worker.min(workers - 1);
+        let _entered = spans[worker].enter();
+        let (began, faults) = (Instant::now(), thread_minor_faults());
+        for i in range.clone() {
+            let bytes = chunk(start, len, i);
+            // SAFETY: every chunk lies inside `[ptr, ptr + len)` (the caller's allocation, not
+            // accessed by anyone else meanwhile), and the chunks are disjoint.
+            unsafe { populate_range(bytes.start as *mut u8, bytes.len(), method) };
+        }
+        let bytes: usize = range.map(|i| chunk(start, len, i).len()).sum();
+        let (time, faults) = (began.elapsed(), thread_minor_faults().saturating_sub(faults));
+        let mut shares = shares.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let share = &mut shares[worker];
+        share.bytes += bytes;
+        share.time += time;
+        share.faults += faults;
+    };
+    if len < PARALLEL_MIN_BYTES || workers == 1 {
+        touch(0..n, 0);
+    } else {
+        pool.for_each(0..n, 1, |range, ctx| touch(range, ctx.worker_index()));
+    }
+    let mut shares = shares
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (worker, share) in shares.iter_mut().enumerate() {
+        share.worker = worker;
+        spans[worker].record("bytes", share.bytes);
+        spans[worker].record("faults", share.faults);
+    }
+    shares.retain(|s| s.bytes > 0);
+    shares
+}
+
+/// Faults in `[ptr, ptr + len)`: one `MADV_POPULATE_WRITE`, else a byte written per page.
+///
+/// # Safety
+/// As for [`populate`], for this range.
+unsafe fn populate_range(ptr: *mut u8, len: usize, method: Method) {
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    let _ = method;
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        let start = ptr as usize / PAGE_BYTES * PAGE_BYTES;
+        if resident(start, ptr as usize + len - start) {
+            // A buffer used before (a caller's, handed to the encoder again): nothing to fault,
+            // and asking the kernel to populate it would walk every page of it.
+            return;
+        }
+    }
+    #[cfg(all(target_os = "linux", not(miri)))]
+    if method == Method::Populate {
+        let start = ptr as usize / PAGE_BYTES * PAGE_BYTES;
+        // SAFETY: `[start, ptr + len)` covers whole pages of the caller's allocation (a page
+        // that holds any byte of it is mapped, readable and writable); MADV_POPULATE_WRITE
+        // faults them in writable as a write would, changing no byte, and unmaps nothing.
+        let rc = unsafe {
+            libc::madvise(
+                start as *mut libc::c_void,
+                ptr as usize + len - start,
+                libc::MADV_POPULATE_WRITE,
+            )
+        };
+        if rc == 0 {
+            return;
+        }
+    }
+    // The first byte of each page (and the range's first byte): a write faults the page in.
+    let mut offset = 0;
+    while offset < len {
+        // SAFETY: `offset < len`, inside the caller's range, which nothing else accesses; the
+        // caller allows a byte per page to become 0.
+        unsafe { ptr.add(offset).write_volatile(0) };
+        offset = (ptr as usize + offset + 1).next_multiple_of(PAGE_BYTES) - ptr as usize;
+    }
+}
+
+/// Whether every page of `[start, start + len)` (`start` page-aligned, at most a chunk and a
+/// page long) is in memory already; false when the kernel cannot say.
+#[cfg(all(target_os = "linux", not(miri)))]
+fn resident(start: usize, len: usize) -> bool {
+    const MOST_PAGES: usize = HUGE_PAGE_BYTES / PAGE_BYTES + 2;
+    let pages = len.div_ceil(PAGE_BYTES);
+    if pages > MOST_PAGES {
+        return false;
+    }
+    let mut present = [0u8; MOST_PAGES];
+    // SAFETY: `start` is page-aligned and `[start, start + len)` is mapped (the caller's
+    // allocation, rounded out to whole pages); `present` has room for one byte per page.
+    let rc = unsafe { libc::mincore(start as *mut libc::c_void, len, present.as_mut_ptr()) };
+    rc == 0 && present[..pages].iter().all(|&p| p & 1 == 1)
+}
+
+/// Minor page faults the calling thread has taken so far (0 where they are not counted).
+fn thread_minor_faults() -> u64 {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: `usage` is a writable `rusage`; RUSAGE_THREAD is supported since Linux 2.6.26.
+        if unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) } == 0 {
+            // SAFETY: `getrusage` returned 0, so it filled `usage`.
+            return u64::try_from(unsafe { usage.assume_init() }.ru_minflt).unwrap_or(0);
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ntt_runtime::{PinPolicy, ThreadPoolBuilder};
+
+    #[test]
+    fn chunks_tile_the_range_at_huge_page_boundaries() {
+        const H: usize = HUGE_PAGE_BYTES;
+        for (start, len) in [
+            (H, 3 * H),
+            (H + 8, 3 * H),
+            (H - 8, 8),
+            (5, 7),
+            (3 * H, 1),
+            (H + 1, 2 * H - 1),
+        ] {
+            let n = chunks(start, len);
+            let parts: Vec<_> = (0..n).map(|i| chunk(start, len, i)).collect();
+            assert_eq!(parts[0].start, start, "{start} {len}");
+            assert_eq!(parts[n - 1].end, start + len, "{start} {len}");
+            for pair in parts.windows(2) {
+                assert_eq!(pair[0].end, pair[1].start);
+                assert_eq!(pair[0].end % H, 0, "cuts fall on huge-page boundaries");
+            }
+            assert!(parts.iter().all(|p| !p.is_empty() && p.len() <= H), "{parts:?}");
+        }
+        assert_eq!(chunks(H, 3 * H), 3);
+        assert_eq!(chunks(H + 8, 3 * H), 4);
+        assert_eq!(chunks(17, 0), 0);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "madvise and getrusage are foreign calls")]
+    fn every_byte_is_accounted_to_some_worker_and_writes_stay_valid() {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool");
+        for words in [1, 1000, (5 << 20) / 8 + 3] {
+            let mut buffer: Vec<u64> = Vec::with_capacity(words);
+            let len = words * 8;
+            // SAFETY: the spare capacity is this test's, and nothing else touches it.
+            let shares = unsafe { populate(&pool, buffer.as_mut_ptr().cast(), len) };
+            assert_eq!(shares.iter().map(|s| s.bytes).sum::<usize>(), len);
+            assert!(shares.iter().all(|s| s.worker < 2 && s.bytes > 0));
+            buffer.extend((0..words as u64).map(|w| w ^ 0x5a));
+            assert!(buffer.iter().enumerate().all(|(i, &w)| w == i as u64 ^ 0x5a));
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "madvise is a foreign call")]
+    fn populating_keeps_what_was_written() {
+        // MADV_POPULATE_WRITE changes no byte of pages already present; the fallback writes
+        // are only for pages a caller has not written.
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool");
+        let words = (9 << 20) / 8;
+        let mut buffer: Vec<u64> = (0..words as u64).collect();
+        // SAFETY: the buffer is this test's and borrowed mutably for the call.
+        let _ = unsafe { populate(&pool, buffer.as_mut_ptr().cast(), words * 8) };
+        if Method::get() == Method::Populate && madvise_populate_supported() {
+            assert!(buffer.iter().enumerate().all(|(i, &w)| w == i as u64));
+        }
+    }
+
+    #[test]
+    #[cfg(all(target_os = "linux", not(miri)))]
+    fn only_written_pages_read_as_resident() {
+        // Past glibc's largest mmap threshold (32 MiB), so the pages are new.
+        let mut buffer: Vec<u8> = Vec::with_capacity(64 << 20);
+        let start = (buffer.as_mut_ptr() as usize).next_multiple_of(HUGE_PAGE_BYTES);
+        assert!(!resident(start, HUGE_PAGE_BYTES), "never touched");
+        buffer.resize(64 << 20, 1);
+        assert!(resident(start, HUGE_PAGE_BYTES), "written");
+        assert!(
+            !resident(start, 4 * HUGE_PAGE_BYTES),
+            "longer than a chunk: not asked"
+        );
+    }
+
+    /// Whether this kernel knows `MADV_POPULATE_WRITE` (Linux 5.14+).
+    #[cfg(target_os = "linux")]
+    fn madvise_populate_supported() -> bool {
+        let mut probe = vec![1u8; PAGE_BYTES * 2];
+        let start = (probe.as_mut_ptr() as usize).next_multiple_of(PAGE_BYTES);
+        // SAFETY: one page inside `probe`, written already; the call changes no byte.
+        unsafe { libc::madvise(start as *mut libc::c_void, PAGE_BYTES, libc::MADV_POPULATE_WRITE) == 0 }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn madvise_populate_supported() -> bool {
+        false
+    }
+}
