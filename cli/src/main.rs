@@ -12,6 +12,7 @@ mod memory;
 mod progress;
 mod report;
 mod stats;
+mod touch_report;
 mod tune;
 mod what_if;
 mod workload;

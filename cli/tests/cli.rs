@@ -17,7 +17,7 @@ fn default_commit_prints_root_plan_and_stage_times() {
     assert_eq!(v["log_inv_rate"], 1);
     assert_eq!(v["threads"], 2);
     assert!(v["backend"].is_string());
-    for stage in ["encode", "hash", "total"] {
+    for stage in ["allocate", "encode", "hash", "total"] {
         assert!(
             v["times_ms"][stage].as_f64().is_some_and(|t| t >= 0.0),
             "times_ms.{stage}"
@@ -29,6 +29,62 @@ fn default_commit_prints_root_plan_and_stage_times() {
     // The default workload is seeded: the root is the same at any worker count.
     let one = ntt(&["commit", "--json", "--threads", "1"]);
     assert_eq!(v["root"], json(&one)["root"]);
+}
+
+#[test]
+fn commit_stages_sum_to_the_total_and_the_first_touch_is_shared_out() {
+    let dir = scratch("stages");
+    let witness = dir.join("w.bin");
+    // 2^18 words of 16 lanes at rate 1/2: a 4 MiB codeword, large enough to be shared out.
+    write_witness(&witness, 1 << 18, 5);
+    let out = ntt(&[
+        "commit",
+        "--input",
+        s(&witness),
+        "--lanes",
+        "16",
+        "--threads",
+        "2",
+        "--repeat",
+        "3",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    for run in v["samples_ms"].as_array().expect("samples") {
+        let stage = |name: &str| run[name].as_f64().unwrap_or(-1.0);
+        assert!(
+            ["allocate", "encode", "hash"].iter().all(|&n| stage(n) >= 0.0),
+            "{run}"
+        );
+        let sum = stage("allocate") + stage("encode") + stage("hash");
+        // Each stage is rounded to the nanosecond on its own.
+        assert!(
+            (sum - stage("total")).abs() < 1e-5,
+            "stages {sum} against total in {run}"
+        );
+    }
+    let touch = v["first_touch"].as_array().expect("first_touch");
+    let bytes: u64 = touch.iter().map(|w| w["bytes"].as_u64().unwrap_or(0)).sum();
+    assert_eq!(bytes, 8 << 19, "every byte of the fresh codeword, once");
+    assert!(
+        touch
+            .iter()
+            .all(|w| w["worker"].as_u64().is_some_and(|i| i < 2) && w["ms"].as_f64().is_some())
+    );
+    let text = stdout(&ntt(&[
+        "commit",
+        "--input",
+        s(&witness),
+        "--lanes",
+        "16",
+        "--threads",
+        "2",
+    ]));
+    assert!(
+        text.contains("allocate") && text.contains("first touch w0"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -51,7 +107,7 @@ fn repeated_commits_report_the_fresh_run_apart_from_the_reused_ones() {
     let samples = v["samples_ms"].as_array().expect("samples");
     assert_eq!(samples.len(), 4);
     assert_eq!(samples[0], v["first_run_ms"]);
-    for stage in ["encode", "hash", "total"] {
+    for stage in ["allocate", "encode", "hash", "total"] {
         let reused: Vec<f64> = samples[1..].iter().map(|t| t[stage].as_f64().unwrap()).collect();
         let spread = &v["reused_runs_ms"][stage];
         let min = reused.iter().copied().fold(f64::INFINITY, f64::min);
@@ -509,7 +565,14 @@ fn ntt_log_prints_every_stage_and_pass_time() {
         .lines()
         .filter(|l| l.contains("close") && l.contains("time.busy"))
         .collect();
-    for span in ["commit", "encode", "forward", "_pass"] {
+    for span in [
+        "commit",
+        "allocate",
+        "first_touch_worker",
+        "encode",
+        "forward",
+        "_pass",
+    ] {
         assert!(
             closes.iter().any(|l| l.contains(span)),
             "no timed `{span}` span in:\n{log}"

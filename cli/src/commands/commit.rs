@@ -4,6 +4,7 @@ use crate::args::{DomainArgs, EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::stats::Spread;
+use crate::touch_report::{WorkerTouch, first_touch_line};
 use crate::{engine, input, progress, report, workload};
 use clap::Args;
 use ntt_pcs::{CommitParams, CommitTimings, MessageLayout, ProverData, Shape};
@@ -47,9 +48,10 @@ pub struct CommitArgs {
     json: JsonArgs,
 }
 
-/// One run's stage times, in milliseconds.
+/// One run's stage times, in milliseconds: `allocate + encode + hash = total`.
 #[derive(Clone, Copy, Serialize)]
 struct Times {
+    allocate: f64,
     encode: f64,
     hash: f64,
     total: f64,
@@ -59,6 +61,7 @@ impl From<&CommitTimings> for Times {
     fn from(t: &CommitTimings) -> Self {
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         Self {
+            allocate: ms(t.allocate),
             encode: ms(t.encode),
             hash: ms(t.hash),
             total: ms(t.total),
@@ -69,6 +72,7 @@ impl From<&CommitTimings> for Times {
 /// Median, minimum and maximum per stage.
 #[derive(Serialize)]
 struct Spreads {
+    allocate: Spread,
     encode: Spread,
     hash: Spread,
     total: Spread,
@@ -83,6 +87,7 @@ impl Spreads {
             Spread::of(&runs.iter().map(f).collect::<Vec<_>>())
         };
         Some(Self {
+            allocate: stage(|t| t.allocate),
             encode: stage(|t| t.encode),
             hash: stage(|t| t.hash),
             total: stage(|t| t.total),
@@ -111,6 +116,8 @@ struct Report {
     reused_runs_ms: Option<Spreads>,
     /// Every run in order, the first included.
     samples_ms: Vec<Times>,
+    /// What each worker spent faulting in the first run's fresh codeword buffer.
+    first_touch: Vec<WorkerTouch>,
     /// Witness GiB per second at `times_ms.total`.
     gib_per_s: f64,
 }
@@ -136,6 +143,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
 
     let bar = progress::bar(args.repeat as u64, "committing");
     let mut runs = Vec::with_capacity(args.repeat);
+    let mut first_touch = Vec::new();
     let mut kept: Option<ProverData> = None;
     let mut commitment = None;
     for _ in 0..args.repeat {
@@ -144,6 +152,9 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
             None => committer.commit(&witness, params)?,
         };
         runs.push(data.timings());
+        if runs.len() == 1 {
+            first_touch = data.first_touch().iter().map(WorkerTouch::from).collect();
+        }
         commitment = Some(c);
         kept = Some(data);
         bar.inc(1);
@@ -158,6 +169,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let first_run_ms = Times::from(&runs[0]);
     let reused_runs_ms = Spreads::of(&runs[1..]);
     let times_ms = reused_runs_ms.as_ref().map_or(first_run_ms, |s| Times {
+        allocate: s.allocate.median,
         encode: s.encode.median,
         hash: s.hash.median,
         total: s.total.median,
@@ -179,6 +191,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
         first_run_ms,
         reused_runs_ms,
         samples_ms: runs.iter().map(Times::from).collect(),
+        first_touch,
         gib_per_s: witness_gib / (times_ms.total / 1e3),
     };
     let text = if args.json.json {
@@ -206,7 +219,12 @@ fn text(r: &Report) -> String {
     let _ = writeln!(out, "basis       {}", r.basis);
     let _ = writeln!(out, "engine      {} threads, {} backend", r.threads, r.backend);
     let _ = writeln!(out, "plan        {}", r.plan);
-    let stages: [(&str, f64, Option<&Spread>); 3] = [
+    let stages: [(&str, f64, Option<&Spread>); 4] = [
+        (
+            "allocate",
+            r.first_run_ms.allocate,
+            r.reused_runs_ms.as_ref().map(|s| &s.allocate),
+        ),
         (
             "encode",
             r.first_run_ms.encode,
@@ -239,6 +257,9 @@ fn text(r: &Report) -> String {
                 let _ = writeln!(out, "{name:<11} {first:>9.3} ms");
             }
         }
+    }
+    if !r.first_touch.is_empty() {
+        let _ = writeln!(out, "first touch {}", first_touch_line(&r.first_touch));
     }
     let _ = writeln!(out, "throughput  {:.3} GiB/s of witness", r.gib_per_s);
     out
