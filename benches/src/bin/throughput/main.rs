@@ -12,6 +12,7 @@ mod measurement;
 mod ours;
 mod report;
 mod saved;
+mod touch;
 
 use args::Args;
 use clap::Parser;
@@ -67,6 +68,7 @@ fn main() {
             for row in ours::measure(engine, shape, args.repeat, limits.as_ref()) {
                 if !args.json {
                     report::print_throughput_row(&row);
+                    touch::print(&row.first_touch);
                 }
                 rows.push(row);
             }

@@ -2,6 +2,7 @@
 //! reused codeword buffers, measured interleaved so the ratios come from one run.
 
 use crate::measurement::{Buffers, Measurement};
+use crate::touch::{self, TouchFigure};
 use ntt_benches::bytes::as_le_bytes;
 use ntt_benches::ours::{Ours, warm_buffer};
 use ntt_benches::timing::{Samples, interleaved};
@@ -24,6 +25,9 @@ pub struct Row {
     pub encode_bound_ms: Option<f64>,
     /// The terms of both bounds.
     pub bounds: Option<Bounds>,
+    /// Fresh rows: each worker's share of faulting in the codeword (medians over the fresh
+    /// commits); empty for reused rows.
+    pub first_touch: Vec<TouchFigure>,
     /// Sweeps of the codeword buffer the encoder's plan makes for this shape.
     pub plan_sweeps: usize,
     /// Memory time of those sweeps at the copy bandwidth, when the limits were measured.
@@ -42,8 +46,14 @@ pub fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: Option<&
     let message = seeded_words(shape.witness_words(), WITNESS_SEED);
     let (lanes, r) = (shape.lanes, shape.log_inv_rate);
     let words = shape.codeword_words();
-    let committer = &engine.committer;
+    // The fresh commits keep no buffer: with the default pool, each would reuse the last one's.
+    let fresh_committer = engine.committer.clone().with_buffer_cap(0);
     let commit = |reuse: Option<ProverData>| {
+        let committer = if reuse.is_some() {
+            &engine.committer
+        } else {
+            &fresh_committer
+        };
         let start = Instant::now();
         let out = match reuse {
             None => committer.commit(&message, CommitParams::lanes(lanes).log_inv_rate(r)),
@@ -54,8 +64,15 @@ pub fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: Option<&
     };
 
     let mut warm = warm_buffer(words);
-    let mut reused = Some(commit(None).0);
+    let mut reused = Some(
+        engine
+            .committer
+            .commit(&message, CommitParams::lanes(lanes).log_inv_rate(r))
+            .expect("a valid bench shape commits")
+            .1,
+    );
     let mut sink_hash = Samples::default();
+    let mut touches = Vec::new();
     let samples = {
         let mut encode_fresh = || {
             let start = Instant::now();
@@ -71,6 +88,7 @@ pub fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: Option<&
         };
         let mut commit_fresh = || {
             let (data, secs) = commit(None);
+            touches.push(data.first_touch().to_vec());
             drop(data);
             secs
         };
@@ -122,10 +140,16 @@ pub fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: Option<&
             MessageLayout::Lanes,
         )
         .sweeps();
+    let first_touch = touch::figures(&touches, workers);
     let row = |buffers: Buffers, encode: &Samples, commit: &Samples| Row {
         commit: Measurement::new("commit", "ntt-engine", shape, workers, buffers, commit),
         encode: Measurement::new("encode", "ntt-engine", shape, workers, buffers, encode),
         sink_hash_ms: sink_hash.median() * 1e3,
+        first_touch: if buffers == Buffers::Fresh {
+            first_touch.clone()
+        } else {
+            Vec::new()
+        },
         commit_bound_ms: bounds.map(|b| b.commit_s(buffers == Buffers::Fresh) * 1e3),
         encode_bound_ms: bounds.map(|b| b.encode_s(buffers == Buffers::Fresh) * 1e3),
         bounds,
