@@ -187,7 +187,7 @@ unsafe fn populate_range(ptr: *mut u8, len: usize, method: Method) {
     while offset < len {
         // SAFETY: `offset < len`, inside the caller's range, which nothing else accesses; the
         // caller allows a byte per page to become 0.
-        unsafe { ptr.add(offset).write_volatile(0) };
+        unsafe { ptr.wrapping_add(offset).write_volatile(0) };
         offset = (ptr as usize + offset + 1).next_multiple_of(PAGE_BYTES) - ptr as usize;
     }
 }
