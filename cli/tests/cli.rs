@@ -82,7 +82,7 @@ fn commit_stages_sum_to_the_total_and_the_first_touch_is_shared_out() {
         "2",
     ]));
     assert!(
-        text.contains("allocate") && text.contains("first touch w0"),
+        text.contains("allocate") && text.contains("first touch w"),
         "{text}"
     );
 }
