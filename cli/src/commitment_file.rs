@@ -1,5 +1,7 @@
 //! The commitment file `ntt open --commitment` writes and `ntt verify --commitment` reads:
-//! `{"version": 1, "root": "<64 hex digits>", "log_rows": D, "lanes": N}`.
+//! `{"version": 1, "format_version": 1, "root": "<64 hex digits>", "log_rows": D, "lanes": N, ...}`,
+//! or for a row tree `"tree": "rows", "hash", "cap_height", "cap": [...]` in place of `"root"`
+//! (docs/FORMAT.md).
 
 use crate::error::CliError;
 use crate::files::{self, FileArg};

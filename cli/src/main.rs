@@ -13,6 +13,7 @@ mod progress;
 mod report;
 mod stats;
 mod touch_report;
+mod tree_args;
 mod tune;
 mod what_if;
 mod workload;

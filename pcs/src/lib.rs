@@ -60,8 +60,9 @@ mod test_words;
 
 pub use commit::{
     COMMITMENT_FORMAT_VERSION, CommitError, CommitTimings, Commitment, Committer, DEFAULT_PIECE_LEVEL,
-    DEFAULT_POOL_CAP_BYTES, OpenError, Opening, ProofDecodeError, ProverData, RootHexError, StreamingHasher,
-    VerifyError, commit_codeword, verify,
+    DEFAULT_POOL_CAP_BYTES, HashKind, OpenError, Opening, Proof, ProofDecodeError, ProverData, RootHexError,
+    RowOpening, Scheme, SchemeError, StreamingHasher, TreeKind, VerifyError, commit_codeword,
+    commit_codeword_with, verify, verify_proof, verify_rows,
 };
 pub use domain::{Basis, BasisError, BasisName, CANTOR_BASIS, Domain, MAX_BASIS_LEN};
 pub use encoder::{EncodeError, Encoder, EncoderBuilder, SetupError};

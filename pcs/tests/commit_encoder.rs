@@ -261,7 +261,7 @@ fn every_stored_level_gives_the_same_root_and_proofs() {
         previous_tree_bytes = prover.tree_bytes();
         let opening = prover.open(&rows).expect("opens");
         verify(&commitment, &rows, &opening).expect("verifies");
-        let reference = reference.get_or_insert_with(|| (commitment, opening.to_bytes()));
+        let reference = reference.get_or_insert_with(|| (commitment.clone(), opening.to_bytes()));
         assert_eq!(
             (&reference.0, &reference.1),
             (&commitment, &opening.to_bytes()),

@@ -19,7 +19,7 @@ fn committed() -> (Commitment, Opening) {
 #[test]
 fn json_writes_bytes_as_hex_and_round_trips() {
     let (commitment, opening) = committed();
-    let json = serde_json::to_value(commitment).expect("serializes");
+    let json = serde_json::to_value(&commitment).expect("serializes");
     assert_eq!(json["root"], commitment.root_hex());
     let back: Commitment = serde_json::from_value(json).expect("deserializes");
     assert_eq!(back, commitment);
@@ -63,7 +63,7 @@ fn binary_formats_carry_raw_bytes_and_round_trip() {
 #[test]
 fn malformed_bytes_are_errors_not_panics() {
     let (commitment, _) = committed();
-    let mut json = serde_json::to_value(commitment).expect("serializes");
+    let mut json = serde_json::to_value(&commitment).expect("serializes");
     json["root"] = "abcd".into();
     assert!(serde_json::from_value::<Commitment>(json).is_err());
 

@@ -55,7 +55,7 @@ impl Opening {
     ///
     /// [`verify`]: crate::verify
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofDecodeError> {
-        let mut reader = Reader { bytes, at: 0 };
+        let mut reader = Reader::new(bytes);
         let header = reader.take(HEADER_BYTES as u64)?;
         if header[..4] != MAGIC {
             return Err(ProofDecodeError::BadMagic);
@@ -75,9 +75,7 @@ impl Opening {
         let rows = reader.take(n_rows.saturating_mul(8))?;
         let chunks = reader.take(n_chunk_bytes)?;
         let siblings = reader.take(n_siblings.saturating_mul(32))?;
-        if reader.at != bytes.len() {
-            return Err(ProofDecodeError::TrailingBytes(bytes.len() - reader.at));
-        }
+        reader.finish()?;
         Ok(Self {
             log_rows,
             lanes,
@@ -95,13 +93,25 @@ impl Opening {
 }
 
 /// A cursor that refuses to read past the end.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: u64) -> Result<&'a [u8], ProofDecodeError> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, at: 0 }
+    }
+
+    /// Refuses bytes left after the last field.
+    pub(crate) fn finish(&self) -> Result<(), ProofDecodeError> {
+        match self.bytes.len() - self.at {
+            0 => Ok(()),
+            left => Err(ProofDecodeError::TrailingBytes(left)),
+        }
+    }
+
+    pub(crate) fn take(&mut self, n: u64) -> Result<&'a [u8], ProofDecodeError> {
         let available = self.bytes.len() - self.at;
         match usize::try_from(n) {
             Ok(n) if n <= available => {

@@ -53,6 +53,22 @@ pub enum VerifyError {
         /// Sibling chaining values the opening carries.
         found: u64,
     },
+    /// The commitment and the opening are of different trees, hashes or cap heights.
+    #[error("the commitment is a {committed}, the opening is for a {opened}")]
+    SchemeMismatch {
+        /// The commitment's scheme.
+        committed: String,
+        /// The opening's.
+        opened: String,
+    },
+    /// A row-tree opening carries the wrong number of row bytes for these rows.
+    #[error("the opening carries {found} row bytes, the rows need {expected}")]
+    RowBytes {
+        /// Row bytes the distinct rows need.
+        expected: u64,
+        /// Row bytes the opening carries.
+        found: u64,
+    },
     /// The opened bytes and siblings hash to another root: the rows are not the committed ones.
     #[error("the opened rows do not hash to the committed root")]
     RootMismatch,
@@ -84,6 +100,12 @@ pub enum ProofDecodeError {
     /// Bytes follow the last field.
     #[error("{0} unexpected bytes after the opening")]
     TrailingBytes(usize),
+    /// A row-tree opening names a hash this build does not know.
+    #[error("unknown hash code {0} in a row-tree opening")]
+    UnknownHash(u8),
+    /// A row-tree opening's row bytes are not whole 8-byte words.
+    #[error("a row-tree opening carries {0} row bytes, not a whole number of words")]
+    PartialWord(u64),
 }
 
 /// Why text is not a root.

@@ -108,3 +108,45 @@ pub(crate) mod digests {
         Ok(list.into_iter().map(|d| d.0).collect())
     }
 }
+
+/// `Option<[u8; 32]>`, present as [`digest`] (absent fields are skipped by the caller).
+pub(crate) mod optional_digest {
+    use super::*;
+
+    pub(crate) fn serialize<S: Serializer>(
+        digest: &Option<[u8; 32]>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match digest {
+            Some(d) => super::digest::serialize(d, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<[u8; 32]>, D::Error> {
+        super::digest::deserialize(deserializer).map(Some)
+    }
+}
+
+/// `Option<Vec<[u8; 32]>>`, present as [`digests`].
+pub(crate) mod optional_digests {
+    use super::*;
+
+    pub(crate) fn serialize<S: Serializer>(
+        list: &Option<Vec<[u8; 32]>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match list {
+            Some(l) => super::digests::serialize(l, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Vec<[u8; 32]>>, D::Error> {
+        super::digests::deserialize(deserializer).map(Some)
+    }
+}

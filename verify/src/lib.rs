@@ -1,5 +1,6 @@
 //! The verifier of ntt-engine's commitments, on its own: the commitment (BLAKE3 of a codeword's
-//! bytes), openings of rows, their binary format, and [`verify`]. It needs only `blake3` and a
+//! bytes, or the cap of a row tree hashed with BLAKE3 or Keccak-256), openings of rows, their
+//! binary format, and [`verify`] / [`verify_rows`]. It needs only `blake3`, `tiny-keccak` and a
 //! few small pure-Rust crates (no runtime, no hwloc), so it builds anywhere Rust does, including
 //! `wasm32-unknown-unknown`. Formats: `docs/FORMAT.md`.
 //!
@@ -14,12 +15,21 @@ mod error;
 mod hex_serde;
 mod node;
 mod opening;
+mod proof;
+pub mod row_hash;
+mod row_opening;
+mod row_verify;
+mod scheme;
 pub mod shape;
 pub mod tree;
 mod verify;
 
-pub use commitment::{Basis, COMMITMENT_FORMAT_VERSION, Commitment};
+pub use commitment::{Basis, COMMITMENT_FORMAT_VERSION, CapLengthError, Commitment};
 pub use error::{ProofDecodeError, RootHexError, VerifyError};
 pub use opening::Opening;
+pub use proof::Proof;
+pub use row_opening::{RowOpening, fold_to_cap};
+pub use row_verify::{verify_proof, verify_rows};
+pub use scheme::{HashKind, MAX_CAP_HEIGHT, Scheme, SchemeError, TreeKind};
 pub use shape::{CodewordShape, CodewordShapeError, MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS};
 pub use verify::verify;

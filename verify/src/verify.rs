@@ -4,6 +4,7 @@ use crate::commitment::Commitment;
 use crate::error::VerifyError;
 use crate::node::subtree_cv;
 use crate::opening::{ChunkSet, Opening, fold_root};
+use crate::scheme::Scheme;
 use crate::tree::{CHUNK_BYTES, TreeShape};
 
 /// Checks that `opening` proves `rows` (in this order, repeats allowed) of the codeword committed
@@ -45,6 +46,12 @@ pub fn verify(
     let (n_rows, row_bytes, len) = (codeword.rows(), codeword.row_bytes(), codeword.bytes());
     if rows.is_empty() {
         return Err(VerifyError::NoRows);
+    }
+    if commitment.scheme() != Scheme::chunks() {
+        return Err(VerifyError::SchemeMismatch {
+            committed: commitment.scheme().to_string(),
+            opened: Scheme::chunks().to_string(),
+        });
     }
     if let Some(&row) = rows.iter().find(|&&row| row as u64 >= n_rows) {
         return Err(VerifyError::RowOutOfRange { row, rows: n_rows });

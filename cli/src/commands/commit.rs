@@ -5,6 +5,7 @@ use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::stats::Spread;
 use crate::touch_report::{WorkerTouch, first_touch_line};
+use crate::tree_args::TreeArgs;
 use crate::{engine, input, progress, report, workload};
 use clap::Args;
 use ntt_pcs::{CommitParams, CommitTimings, MessageLayout, ProverData, Shape};
@@ -16,7 +17,9 @@ use std::fmt::Write as _;
 #[command(after_help = "Examples:\n  \
     ntt commit                                  # the built-in 2^22-word workload\n  \
     ntt commit --repeat 10 --threads 1 --json\n  \
-    ntt commit --input w.bin --lanes 64 --log-inv-rate 2 --save-codeword c.bin")]
+    ntt commit --input w.bin --lanes 64 --log-inv-rate 2 --save-codeword c.bin
+  \
+    ntt commit --tree rows --hash keccak --cap-height 2   # Plonky3's MerkleTreeMmcs of the codeword")]
 pub struct CommitArgs {
     /// Raw little-endian u64 witness words; `-` reads standard input (default: the seeded
     /// 2^22-word witness that `ntt witness --log-n 22` writes).
@@ -44,6 +47,8 @@ pub struct CommitArgs {
     save_codeword: Option<FileArg>,
     #[command(flatten)]
     domain: DomainArgs,
+    #[command(flatten)]
+    tree: TreeArgs,
     #[command(flatten)]
     json: JsonArgs,
 }
@@ -97,7 +102,13 @@ impl Spreads {
 
 #[derive(Serialize)]
 struct Report {
+    /// The root, or a row tree's first cap digest.
     root: String,
+    tree: ntt_pcs::TreeKind,
+    hash: ntt_pcs::HashKind,
+    cap_height: u32,
+    /// Every committed digest (the root alone unless a row tree has a cap).
+    cap: Vec<String>,
     log_rows: u32,
     lanes: usize,
     log_inv_rate: u32,
@@ -127,6 +138,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
         return Err(CliError::Input("--repeat must be at least 1".to_owned()));
     }
     files::one_stdin(&[("--input", args.input.as_ref())])?;
+    let scheme = args.tree.scheme()?;
     let witness = match &args.input {
         Some(arg) => input::read_words(arg)?,
         None => workload::witness(workload::DEFAULT_LOG_WORDS, workload::DEFAULT_SEED),
@@ -139,7 +151,8 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let plan = committer.encoder().plan(shape, layout);
     let params = CommitParams::lanes(args.lanes)
         .log_inv_rate(args.log_inv_rate)
-        .layout(layout);
+        .layout(layout)
+        .scheme(scheme);
 
     let bar = progress::bar(args.repeat as u64, "committing");
     let mut runs = Vec::with_capacity(args.repeat);
@@ -177,6 +190,10 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let witness_gib = (witness.len() * 8) as f64 / (1u64 << 30) as f64;
     let report = Report {
         root: hex::encode(commitment.root()),
+        tree: scheme.tree(),
+        hash: scheme.hash(),
+        cap_height: scheme.cap_height(),
+        cap: commitment.cap_hex(),
         log_rows: shape.log_rows(),
         lanes: args.lanes,
         log_inv_rate: args.log_inv_rate,
@@ -210,7 +227,22 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
 
 fn text(r: &Report) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "root        {}", r.root);
+    match r.cap.as_slice() {
+        [root] => {
+            let _ = writeln!(out, "root        {root}");
+        }
+        cap => {
+            for (i, digest) in cap.iter().enumerate() {
+                let _ = writeln!(out, "{:<11} {digest}", format!("cap[{i}]"));
+            }
+        }
+    }
+    let _ = match r.tree {
+        ntt_pcs::TreeKind::Rows => {
+            writeln!(out, "tree        rows, {} (cap height {})", r.hash, r.cap_height)
+        }
+        _ => writeln!(out, "tree        chunks (BLAKE3 of the codeword bytes)"),
+    };
     let _ = writeln!(
         out,
         "shape       2^{} rows x {} lanes, rate 1/2^{}, {} witness words ({} layout)",

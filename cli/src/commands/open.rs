@@ -3,6 +3,7 @@
 use crate::args::{DomainArgs, EngineArgs, JsonArgs, WitnessArgs};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
+use crate::tree_args::TreeArgs;
 use crate::{commitment_file, engine, input, report};
 use clap::Args;
 use ntt_pcs::CommitParams;
@@ -12,7 +13,9 @@ use serde::Serialize;
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  \
     ntt open --input w.bin --lanes 64 --log-inv-rate 1 --rows 3,17 --output p.bin --commitment c.json\n  \
-    ntt verify --commitment c.json --rows 3,17 --proof p.bin")]
+    ntt verify --commitment c.json --rows 3,17 --proof p.bin
+  \
+    ntt open --input w.bin --lanes 64 --log-inv-rate 1 --rows 3,17 --tree rows --hash keccak --output p.bin --commitment c.json")]
 pub struct OpenArgs {
     #[command(flatten)]
     witness: WitnessArgs,
@@ -23,7 +26,7 @@ pub struct OpenArgs {
     /// (the report then goes to standard error).
     #[arg(long, value_name = "FILE")]
     output: FileArg,
-    /// Also write the commitment (root, log-rows, lanes) as JSON for `ntt verify --commitment`.
+    /// Also write the commitment (root or cap, log-rows, lanes, tree) as JSON for `ntt verify --commitment`.
     #[arg(long, value_name = "FILE")]
     commitment: Option<FileArg>,
     #[command(flatten)]
@@ -31,12 +34,18 @@ pub struct OpenArgs {
     #[command(flatten)]
     domain: DomainArgs,
     #[command(flatten)]
+    tree: TreeArgs,
+    #[command(flatten)]
     json: JsonArgs,
 }
 
 #[derive(Serialize)]
 struct Report {
     root: String,
+    tree: ntt_pcs::TreeKind,
+    hash: ntt_pcs::HashKind,
+    cap_height: u32,
+    cap: Vec<String>,
     basis: ntt_pcs::BasisName,
     log_rows: u32,
     lanes: usize,
@@ -54,6 +63,7 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
             "--output and --commitment cannot both write standard output (`-`)".to_owned(),
         ));
     }
+    let scheme = args.tree.scheme()?;
     let w = &args.witness;
     let witness = input::read_words(&w.input)?;
     let committer = engine::committer_on(args.engine.threads, args.domain.domain())?
@@ -62,16 +72,20 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
         &witness,
         CommitParams::lanes(w.lanes)
             .log_inv_rate(w.log_inv_rate)
-            .layout(w.layout.into()),
+            .layout(w.layout.into())
+            .scheme(scheme),
     )?;
-    let opening = data.open(&args.rows.0)?;
-    let proof = opening.to_bytes();
+    let proof = data.prove(&args.rows.0)?.to_bytes();
     files::write_bytes(&args.output, &proof)?;
     if let Some(arg) = &args.commitment {
         commitment_file::write(arg, &commitment)?;
     }
     let report = Report {
         root: commitment.root_hex(),
+        tree: scheme.tree(),
+        hash: scheme.hash(),
+        cap_height: scheme.cap_height(),
+        cap: commitment.cap_hex(),
         basis: commitment.basis(),
         log_rows: commitment.log_rows(),
         lanes: commitment.lanes(),

@@ -4,6 +4,7 @@ use crate::args::{ExpansionArgs, JsonArgs};
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
 use crate::files::{self, FileArg};
+use crate::tree_args::TreeArgs;
 use crate::tune::measure::interleaved;
 use crate::tune::plot::TunePlot;
 use crate::tune::report::{self, Best, Measured, Setting};
@@ -57,6 +58,9 @@ pub struct TuneArgs {
     /// Save the best settings per shape as wisdom (see `NTT_WISDOM`).
     #[arg(long)]
     save: bool,
+    /// The commitment every candidate commits with (the plans do not depend on it).
+    #[command(flatten)]
+    tree: TreeArgs,
     #[command(flatten)]
     json: JsonArgs,
 }
@@ -80,6 +84,7 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
             "--output names the directory for tune's files; `-` cannot be one".to_owned(),
         ));
     }
+    let scheme = args.tree.scheme()?;
     let depth = if args.full { Depth::Full } else { Depth::Default };
     let log_ns = args.log_n.clone().unwrap_or_else(|| {
         if args.full {
@@ -151,7 +156,14 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
                     backend: current.backend,
                     planner_l2_bytes: current.l2_unit_bytes,
                 };
-                results.extend(measure_setting(&base, setting, shape, &candidates, rounds)?);
+                results.extend(measure_setting(
+                    &base,
+                    setting,
+                    shape,
+                    &candidates,
+                    rounds,
+                    scheme,
+                )?);
             }
         }
     }
@@ -218,6 +230,7 @@ fn measure_setting(
     shape: ntt_pcs::Shape,
     candidates: &[sweep::Candidate],
     rounds: usize,
+    scheme: ntt_pcs::Scheme,
 ) -> Result<Vec<Measured>, CliError> {
     let encoders: Vec<Encoder> = candidates
         .iter()
@@ -264,7 +277,9 @@ fn measure_setting(
             let reuse = buffer.take().unwrap_or_default();
             let (_, prover) = committers[i].commit_into(
                 &witness,
-                CommitParams::lanes(setting.lanes).log_inv_rate(setting.log_inv_rate),
+                CommitParams::lanes(setting.lanes)
+                    .log_inv_rate(setting.log_inv_rate)
+                    .scheme(scheme),
                 reuse,
             )?;
             buffer = Some(prover.into_codeword());

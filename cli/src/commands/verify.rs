@@ -3,9 +3,10 @@
 use crate::args::JsonArgs;
 use crate::error::CliError;
 use crate::files::{self, FileArg};
+use crate::tree_args::TreeArgs;
 use crate::{commitment_file, input, memory, report};
 use clap::Args;
-use ntt_pcs::{Commitment, Opening, VerifyError};
+use ntt_pcs::{Commitment, Proof, VerifyError};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -13,7 +14,8 @@ use std::fmt::Write as _;
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
     ntt verify --commitment c.json --rows 3,17 --proof p.bin\n  \
-    ntt verify --root 5e1f...c3 --lanes 64 --log-rows 17 --rows 3,17 --proof p.bin\n\
+    ntt verify --root 5e1f...c3 --lanes 64 --log-rows 17 --rows 3,17 --proof p.bin\n  \
+    ntt verify --root 9a0c...41 --tree rows --hash keccak --lanes 64 --log-rows 17 --rows 3 --proof p.bin\n\
 The root does not bind the shape: take --lanes and --log-rows (or the commitment file) from a\n\
 source you trust, not from the prover.\n\
 Exit status: 0 when the proof holds, 1 when it does not, 2 for bad input.")]
@@ -37,6 +39,10 @@ pub struct VerifyArgs {
     /// The proof file written by `ntt open`; `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     proof: FileArg,
+    /// The tree of a commitment given by --root (a cap of several digests needs --commitment);
+    /// given with --commitment, these must agree with it.
+    #[command(flatten)]
+    tree: TreeArgs,
     #[command(flatten)]
     json: JsonArgs,
 }
@@ -78,7 +84,7 @@ pub fn run(args: VerifyArgs) -> Result<(), CliError> {
             commitment.lanes()
         ),
     )?;
-    let opening = Opening::from_bytes(&bytes)?;
+    let opening = Proof::from_bytes(&bytes)?;
     let mut report = Report {
         holds: false,
         root: commitment.root_hex(),
@@ -87,7 +93,7 @@ pub fn run(args: VerifyArgs) -> Result<(), CliError> {
         rows: Vec::new(),
         reason: None,
     };
-    let opened = match ntt_pcs::verify(&commitment, rows, &opening) {
+    let opened = match ntt_pcs::verify_proof(&commitment, rows, &opening) {
         Ok(opened) => opened,
         Err(e) => {
             let err = argument_error(e);
@@ -133,9 +139,28 @@ fn trusted_commitment(args: &VerifyArgs) -> Result<Commitment, CliError> {
         }
         let shape = ntt_pcs::CodewordShape::new(log_rows, lanes)
             .map_err(|e| CliError::Input(format!("--log-rows {log_rows} with --lanes {lanes}: {e}")))?;
-        return Ok(Commitment::new(root, shape));
+        let scheme = args.tree.scheme()?;
+        if scheme.cap_len(log_rows) > 1 {
+            return Err(CliError::Input(format!(
+                "a cap of height {} has {} digests: give the commitment file (--commitment), not --root",
+                scheme.cap_height(),
+                scheme.cap_len(log_rows)
+            )));
+        }
+        return Commitment::with_cap(scheme, vec![root], shape)
+            .map_err(|e| CliError::Internal(e.to_string()));
     };
     let commitment = commitment_file::read(arg)?;
+    if args.tree.given() {
+        let scheme = args.tree.scheme()?;
+        if scheme != commitment.scheme() {
+            return Err(CliError::Input(format!(
+                "--tree/--hash/--cap-height name a {scheme}; {} is a {}",
+                arg.source_name(),
+                commitment.scheme()
+            )));
+        }
+    }
     let disagree = |flag: &str, given: String, found: String| {
         CliError::Input(format!(
             "{flag} {given} disagrees with {} ({found})",
@@ -195,7 +220,8 @@ fn argument_error(e: VerifyError) -> CliError {
 
 /// The largest proof an opening of `q` rows of this codeword can be (docs/FORMAT.md): the
 /// header, the row indices, the chunks covering each row (a row plus at most one partial chunk on
-/// each side), and at most two sibling chaining values per tree level per row.
+/// each side), and at most two sibling chaining values per tree level per row (a row tree's
+/// opening, each row plus one digest per level, is smaller).
 fn max_proof_bytes(c: &Commitment, q: usize) -> u64 {
     const HEADER: u128 = 44;
     const CHUNK: u128 = 1024;

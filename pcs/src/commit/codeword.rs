@@ -3,11 +3,12 @@
 use std::time::Instant;
 
 use super::committer::CommitError;
-use super::prover::{CommitTimings, ProverData};
+use super::prover::{CommitTimings, ProverData, ProverTree};
+use super::rows::RowTreeHasher;
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::shape::Shape;
 use crate::sink::RowSink;
-use ntt_verify::Commitment;
+use ntt_verify::{Commitment, Scheme, TreeKind};
 
 /// Rows hashed per block when hashing a stored codeword: about 64 KiB.
 const BLOCK_BYTES: usize = 64 << 10;
@@ -35,20 +36,61 @@ const BLOCK_BYTES: usize = 64 << 10;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, ProverData), CommitError> {
+    commit_codeword_with(codeword, lanes, Scheme::chunks())
+}
+
+/// As [`commit_codeword`], with the commitment `scheme` (the chunk tree or a row tree), on the
+/// calling thread.
+///
+/// # Errors
+/// As for [`commit_codeword`].
+///
+/// ```
+/// use ntt_pcs::{HashKind, Scheme, commit_codeword_with, verify_proof};
+///
+/// let codeword: Vec<u64> = (0..4 << 6).map(|w: u64| w.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+/// let scheme = Scheme::rows(HashKind::Keccak, 2)?;
+/// let (commitment, prover) = commit_codeword_with(codeword, 4, scheme)?;
+/// assert_eq!(commitment.cap().len(), 4);
+/// let proof = prover.prove(&[63, 5])?;
+/// let rows = verify_proof(&commitment, &[63, 5], &proof)?;
+/// assert_eq!(rows[1], prover.codeword()[20..24]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn commit_codeword_with(
+    codeword: Vec<u64>,
+    lanes: usize,
+    scheme: Scheme,
+) -> Result<(Commitment, ProverData), CommitError> {
     let started = Instant::now();
     // A codeword already in memory: any rate made it, so rate 0 stands for "no expansion".
     let shape = Shape::of_codeword(codeword.len(), lanes, 0)?.codeword();
     let log_rows = shape.log_rows();
     let log_block_rows = (BLOCK_BYTES / (8 * lanes)).max(1).ilog2().min(log_rows);
-    let hasher = StreamingHasher::new(shape, log_block_rows)?;
-    {
+    let (cap, tree) = {
         let _span = tracing::debug_span!("hash", log_rows, lanes).entered();
-        for (k, block) in codeword.chunks(lanes << log_block_rows).enumerate() {
-            hasher.absorb(k << log_block_rows, block);
+        let blocks = codeword.chunks(lanes << log_block_rows).enumerate();
+        match scheme.tree() {
+            TreeKind::Chunks => {
+                let hasher = StreamingHasher::new(shape, log_block_rows)?;
+                for (k, block) in blocks {
+                    hasher.absorb(k << log_block_rows, block);
+                }
+                let (root, tree) = hasher.into_tree(DEFAULT_PIECE_LEVEL)?;
+                (vec![root], ProverTree::Chunks(tree))
+            }
+            TreeKind::Rows => {
+                let hasher = RowTreeHasher::new(scheme, shape, log_block_rows)?;
+                for (k, block) in blocks {
+                    hasher.absorb(k << log_block_rows, block);
+                }
+                let (cap, tree) = hasher.finish(None)?;
+                (cap, ProverTree::Rows(tree))
+            }
         }
-    }
-    let (root, tree) = hasher.into_tree(DEFAULT_PIECE_LEVEL)?;
-    let commitment = Commitment::new(root, shape);
+    };
+    let commitment =
+        Commitment::with_cap(scheme, cap, shape).map_err(|e| CommitError::Internal(e.to_string()))?;
     let total = started.elapsed();
     let timings = CommitTimings {
         hash: total,
@@ -56,7 +98,7 @@ pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, 
         ..CommitTimings::default()
     };
     Ok((
-        commitment,
+        commitment.clone(),
         ProverData {
             codeword,
             commitment,

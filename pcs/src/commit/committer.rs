@@ -6,11 +6,19 @@ use std::time::Instant;
 use thiserror::Error;
 
 use super::buffer::{BufferPool, DEFAULT_POOL_CAP_BYTES, reserve_codeword};
-use super::prover::{CommitTimings, ProverData};
+use super::prover::{CommitTimings, ProverData, ProverTree};
+use super::rows::RowTreeHasher;
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::encoder::{EncodeError, Encoder};
 use crate::shape::{CommitParams, Expansion, Shape, ShapeError, memory};
-use ntt_verify::Commitment;
+use crate::sink::RowSink;
+use ntt_verify::{Commitment, TreeKind};
+
+/// The sink of one commit: the chunk tree's streaming hasher or the row tree's.
+enum Sink {
+    Chunks(StreamingHasher),
+    Rows(RowTreeHasher),
+}
 
 /// Why a commit could not be made.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -44,6 +52,9 @@ pub enum CommitError {
     /// The encoder failed.
     #[error("encode failed: {0}")]
     Encode(#[from] EncodeError),
+    /// A bug: the engine made an inconsistent commitment.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 /// Encodes witnesses and commits to their codewords, hashing every block of rows in the task
@@ -201,6 +212,7 @@ impl Committer {
             lanes,
             log_inv_rate,
             layout,
+            scheme,
         } = params;
         let _span = tracing::debug_span!("commit", words = witness.len(), lanes, log_inv_rate).entered();
         let shape = Shape::of_witness(witness.len(), lanes, log_inv_rate, self.expansion)?;
@@ -209,11 +221,18 @@ impl Committer {
             memory::ensure_available("the codeword", shape.codeword_bytes())?;
         }
         let plan = self.encoder.plan(shape, layout);
-        let hasher = StreamingHasher::with_piece_level(
-            shape.codeword(),
-            plan.sink_block_log_rows(),
-            self.stored_level,
-        )?;
+        let sink = match scheme.tree() {
+            TreeKind::Chunks => Sink::Chunks(StreamingHasher::with_piece_level(
+                shape.codeword(),
+                plan.sink_block_log_rows(),
+                self.stored_level,
+            )?),
+            TreeKind::Rows => Sink::Rows(RowTreeHasher::new(
+                scheme,
+                shape.codeword(),
+                plan.sink_block_log_rows(),
+            )?),
+        };
 
         let allocating = Instant::now();
         let first_touch = {
@@ -229,20 +248,37 @@ impl Committer {
             let _span =
                 tracing::debug_span!("encode", log_rows = shape.log_rows(), fused_hash = true).entered();
             let codeword = &mut buffer.spare_capacity_mut()[..words];
+            let hasher: &dyn RowSink = match &sink {
+                Sink::Chunks(h) => h,
+                Sink::Rows(h) => h,
+            };
             self.encoder
-                .encode_faulted_in(witness, codeword, params, Some(&hasher))?;
+                .encode_faulted_in(witness, codeword, params, Some(hasher))?;
         }
         // SAFETY: `Encoder::encode` returned `Ok`, so it wrote every one of the first `words`
         // words of the spare capacity, which `reserve_codeword` made at least `words` long.
         unsafe { buffer.set_len(words) };
 
-        let busy = hasher.busy_time();
-        let (root, tree) = {
+        let (busy, cap, tree) = {
             let _span = tracing::debug_span!("merge").entered();
-            hasher.into_tree(self.stored_level)?
+            match sink {
+                Sink::Chunks(hasher) => {
+                    let busy = hasher.busy_time();
+                    let (root, tree) = hasher.into_tree(self.stored_level)?;
+                    (busy, vec![root], ProverTree::Chunks(tree))
+                }
+                Sink::Rows(hasher) => {
+                    // The levels above the blocks run on the whole pool after the encode.
+                    let (busy, upper) = (hasher.busy_time(), Instant::now());
+                    let (cap, tree) = hasher.finish(Some(self.encoder.pool()))?;
+                    let workers = self.encoder.pool().num_workers().max(1) as u32;
+                    (busy + upper.elapsed() * workers, cap, ProverTree::Rows(tree))
+                }
+            }
         };
-        let commitment =
-            Commitment::new(root, shape.codeword()).with_basis(self.encoder.domain().basis().name());
+        let commitment = Commitment::with_cap(scheme, cap, shape.codeword())
+            .map_err(|e| CommitError::Internal(e.to_string()))?
+            .with_basis(self.encoder.domain().basis().name());
         let total = started.elapsed();
         let workers = self.encoder.pool().num_workers().max(1) as u32;
         let hash = (busy / workers).min(total - allocate);
@@ -253,7 +289,7 @@ impl Committer {
             total,
         };
         Ok((
-            commitment,
+            commitment.clone(),
             ProverData {
                 codeword: buffer,
                 commitment,

@@ -1,4 +1,5 @@
-//! The BLAKE3 commitment to a codeword: streaming hashing, prover data, openings and verification.
+//! The commitment to a codeword: streaming hashing, prover data, openings and verification, for
+//! the BLAKE3 chunk tree and for row trees (module `rows`).
 //!
 //! The root is the standard, unkeyed BLAKE3 hash of the codeword bytes (rows in order, lanes in
 //! order, every word little-endian), so `b3sum` of a saved codeword prints it. It is computed
@@ -15,14 +16,16 @@ mod codeword;
 mod committer;
 mod node;
 mod prover;
+mod rows;
 mod stream;
 mod tree;
 
 pub use buffer::DEFAULT_POOL_CAP_BYTES;
-pub use codeword::commit_codeword;
+pub use codeword::{commit_codeword, commit_codeword_with};
 pub use committer::{CommitError, Committer};
 pub use ntt_verify::{
-    COMMITMENT_FORMAT_VERSION, Commitment, Opening, ProofDecodeError, RootHexError, VerifyError, verify,
+    COMMITMENT_FORMAT_VERSION, Commitment, HashKind, Opening, Proof, ProofDecodeError, RootHexError,
+    RowOpening, Scheme, SchemeError, TreeKind, VerifyError, verify, verify_proof, verify_rows,
 };
 pub use prover::{CommitTimings, OpenError, ProverData};
 pub use stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};

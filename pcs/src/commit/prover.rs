@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use super::buffer::BufferPool;
 use super::node::le_bytes;
+use super::rows::RowTree;
 use super::tree::ChainingTree;
 use crate::touch::WorkerTouch;
 use ntt_verify::Commitment;
-use ntt_verify::Opening;
 use ntt_verify::tree::{ChunkSet, fold_root, subtree_cv};
+use ntt_verify::{Opening, Proof, RowOpening, TreeKind};
 
 /// Why an opening could not be made.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
@@ -25,6 +26,12 @@ pub enum OpenError {
         row: usize,
         /// Rows of the codeword.
         rows: usize,
+    },
+    /// The codeword was committed with another tree than the opening asked for.
+    #[error("the codeword was committed with the {committed} tree; open it with `prove`")]
+    WrongTree {
+        /// The committed tree.
+        committed: TreeKind,
     },
 }
 
@@ -50,6 +57,15 @@ pub struct CommitTimings {
     pub total: Duration,
 }
 
+/// The tree a prover keeps for openings.
+#[derive(Clone, Debug)]
+pub(crate) enum ProverTree {
+    /// The BLAKE3 chunk tree's stored chaining values.
+    Chunks(ChainingTree),
+    /// Every level of the row tree.
+    Rows(RowTree),
+}
+
 /// A committed codeword with the chaining values that openings need.
 ///
 /// Memory: the codeword plus the chaining values of every tree node of 2^6 chunks (64 KiB) and
@@ -62,7 +78,7 @@ pub struct CommitTimings {
 pub struct ProverData {
     pub(crate) codeword: Vec<u64>,
     pub(crate) commitment: Commitment,
-    pub(crate) tree: ChainingTree,
+    pub(crate) tree: ProverTree,
     pub(crate) timings: CommitTimings,
     /// What each worker spent faulting in a fresh codeword buffer (empty when reused).
     pub(crate) first_touch: Vec<WorkerTouch>,
@@ -100,9 +116,54 @@ impl ProverData {
         &self.first_touch
     }
 
-    /// Bytes held besides the codeword (the stored chaining values).
+    /// Bytes held besides the codeword (the stored chaining values, or the row tree's digests:
+    /// about 64 bytes per row).
     pub fn tree_bytes(&self) -> usize {
-        self.tree.stored_bytes()
+        match &self.tree {
+            ProverTree::Chunks(tree) => tree.stored_bytes(),
+            ProverTree::Rows(tree) => tree.stored_bytes(),
+        }
+    }
+
+    /// Opens `rows` (any order, repeats allowed) with whichever tree the codeword was committed
+    /// with: [`open`](Self::open) for the chunk tree, [`open_rows`](Self::open_rows) for a row
+    /// tree.
+    ///
+    /// # Errors
+    /// As for those.
+    pub fn prove(&self, rows: &[usize]) -> Result<Proof, OpenError> {
+        match &self.tree {
+            ProverTree::Chunks(_) => self.open(rows).map(Proof::Chunks),
+            ProverTree::Rows(_) => self.open_rows(rows).map(Proof::Rows),
+        }
+    }
+
+    /// Opens `rows` (any order, repeats allowed) of a codeword committed with a row tree: the
+    /// distinct rows and the sibling digests up to the cap, each sent once.
+    ///
+    /// # Errors
+    /// [`OpenError::NoRows`], [`OpenError::RowOutOfRange`], or [`OpenError::WrongTree`] for a
+    /// codeword committed with the chunk tree.
+    pub fn open_rows(&self, rows: &[usize]) -> Result<RowOpening, OpenError> {
+        let _span = tracing::debug_span!("open_rows", rows = rows.len()).entered();
+        self.check_rows(rows)?;
+        match &self.tree {
+            ProverTree::Rows(tree) => Ok(tree.open(&self.codeword, rows)),
+            ProverTree::Chunks(_) => Err(OpenError::WrongTree {
+                committed: TreeKind::Chunks,
+            }),
+        }
+    }
+
+    fn check_rows(&self, rows: &[usize]) -> Result<(), OpenError> {
+        let n_rows = self.codeword.len() / self.commitment.lanes();
+        if rows.is_empty() {
+            return Err(OpenError::NoRows);
+        }
+        if let Some(&row) = rows.iter().find(|&&row| row >= n_rows) {
+            return Err(OpenError::RowOutOfRange { row, rows: n_rows });
+        }
+        Ok(())
     }
 
     /// Hands the codeword buffer back, to be reused by the next commit.
@@ -115,17 +176,19 @@ impl ProverData {
     ///
     /// # Errors
     /// [`OpenError::NoRows`] for an empty list, [`OpenError::RowOutOfRange`] for an index past
-    /// the last row.
+    /// the last row, [`OpenError::WrongTree`] for a codeword committed with a row tree.
     pub fn open(&self, rows: &[usize]) -> Result<Opening, OpenError> {
         let _span = tracing::debug_span!("open", rows = rows.len()).entered();
-        let n_rows = self.codeword.len() / self.commitment.lanes();
-        if rows.is_empty() {
-            return Err(OpenError::NoRows);
-        }
-        if let Some(&row) = rows.iter().find(|&&row| row >= n_rows) {
-            return Err(OpenError::RowOutOfRange { row, rows: n_rows });
-        }
-        let shape = *self.tree.shape();
+        self.check_rows(rows)?;
+        let tree = match &self.tree {
+            ProverTree::Chunks(tree) => tree,
+            ProverTree::Rows(_) => {
+                return Err(OpenError::WrongTree {
+                    committed: TreeKind::Rows,
+                });
+            }
+        };
+        let shape = *tree.shape();
         let bytes = le_bytes(&self.codeword);
         let row_bytes = 8 * self.commitment.lanes() as u64;
         let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64));
@@ -142,7 +205,7 @@ impl ProverData {
         let mut siblings = Vec::new();
         if shape.top() > 0 {
             let root = fold_root(&shape, leaves, |h, i| {
-                let cv = self.tree.node_cv(h, i, &bytes);
+                let cv = tree.node_cv(h, i, &bytes);
                 siblings.push(cv);
                 Ok::<_, std::convert::Infallible>(cv)
             });

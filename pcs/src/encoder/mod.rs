@@ -308,6 +308,7 @@ impl Encoder {
             lanes,
             log_inv_rate,
             layout,
+            ..
         } = params;
         let shape = self.domain_shape(codeword.len(), lanes, log_inv_rate)?;
         if msg.len() != shape.message_words() {

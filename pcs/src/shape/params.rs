@@ -1,10 +1,12 @@
 //! The per-call parameters of a commit or an encode, each set by name.
 
 use super::MessageLayout;
+use ntt_verify::Scheme;
 
 /// What a commit (or an encode) makes of its message: `lanes` words per row, rate
-/// 1/2^`log_inv_rate`, and the message's [`MessageLayout`] (lane-major unless
-/// [`layout`](Self::layout) says otherwise).
+/// 1/2^`log_inv_rate`, the message's [`MessageLayout`] (lane-major unless
+/// [`layout`](Self::layout) says otherwise) and, for a commit, the commitment's [`Scheme`] (the
+/// BLAKE3 chunk tree unless [`scheme`](Self::scheme) names a row tree; an encode ignores it).
 ///
 /// Lanes and rate are both small integers, so they are set by name and never by position: the
 /// only way to make a value is `CommitParams::lanes(..).log_inv_rate(..)`, and a call that passes
@@ -38,6 +40,7 @@ pub struct CommitParams {
     pub(crate) lanes: usize,
     pub(crate) log_inv_rate: u32,
     pub(crate) layout: MessageLayout,
+    pub(crate) scheme: Scheme,
 }
 
 /// Half-built [`CommitParams`]: the lanes are set, the rate is still to be named with
@@ -60,6 +63,25 @@ impl CommitParams {
     pub const fn layout(mut self, layout: MessageLayout) -> Self {
         self.layout = layout;
         self
+    }
+
+    /// The commitment's tree, hash and cap height (the BLAKE3 chunk tree by default):
+    ///
+    /// ```
+    /// use ntt_pcs::{CommitParams, HashKind, Scheme};
+    /// let params = CommitParams::lanes(64).log_inv_rate(1).scheme(Scheme::rows(HashKind::Keccak, 1)?);
+    /// assert_eq!(params.scheme_of().cap_height(), 1);
+    /// # Ok::<(), ntt_pcs::SchemeError>(())
+    /// ```
+    #[must_use]
+    pub const fn scheme(mut self, scheme: Scheme) -> Self {
+        self.scheme = scheme;
+        self
+    }
+
+    /// The commitment's scheme.
+    pub const fn scheme_of(&self) -> Scheme {
+        self.scheme
     }
 
     /// Words per codeword row.
@@ -86,6 +108,7 @@ impl CommitLanes {
             lanes: self.lanes,
             log_inv_rate,
             layout: MessageLayout::Lanes,
+            scheme: Scheme::chunks(),
         }
     }
 }

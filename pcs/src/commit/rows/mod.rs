@@ -1,0 +1,14 @@
+//! The row tree: one leaf per codeword row (the hash of its bytes), binary nodes (the hash of
+//! the two child digests), an optional cap. Exactly what Plonky3's `MerkleTreeMmcs` commits for
+//! the codeword as a `RowMajorMatrix<Poly64>` of width `lanes`, with `SerializingHasher<H>` and
+//! `CompressionFunctionFromHasher<H, 2, 32>` for `H` = `Keccak256Hash` or `Blake3`.
+
+mod batch;
+mod sink;
+mod tree;
+
+pub(crate) use sink::RowTreeHasher;
+pub(crate) use tree::RowTree;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,165 @@
+//! The row-tree hasher: a [`RowSink`] that hashes each block of finished rows into its leaves
+//! and its block's subtree, inside the task that finished them, while the rows are in cache.
+//!
+//! Blocks are aligned runs of `2^b` rows, so block `k` owns leaves `[k·2^b, (k+1)·2^b)` and,
+//! at each level `h ≤ b`, nodes `[k·2^(b−h), (k+1)·2^(b−h))`: disjoint ranges that each block
+//! writes alone (it claims its index first, so a block handed over twice is refused rather than
+//! raced). The levels above the blocks are hashed after the encode, on the engine's pool.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use ntt_runtime::ThreadPool;
+use ntt_verify::Scheme;
+use ntt_verify::row_hash::Digest;
+
+use super::batch::{hash_pairs, hash_rows};
+use super::tree::RowTree;
+use crate::commit::committer::CommitError;
+use crate::shape::CodewordShape;
+use crate::sink::RowSink;
+
+/// One level's digests, written by blocks through a raw pointer (each block its own range).
+#[derive(Debug)]
+struct Level {
+    digests: Vec<Digest>,
+    ptr: *mut Digest,
+}
+
+// SAFETY: `ptr` points into `digests`' heap buffer, which never moves or reallocates while the
+// level lives; blocks write disjoint ranges through it (each after claiming its block index
+// exactly once), and the digests are read only after the encode has returned, which orders
+// every write before the read.
+unsafe impl Sync for Level {}
+// SAFETY: as above; the pointer is only an alias of the owned buffer.
+unsafe impl Send for Level {}
+
+impl Level {
+    fn new(len: usize) -> Self {
+        let mut digests = vec![[0u8; 32]; len];
+        let ptr = digests.as_mut_ptr();
+        Self { digests, ptr }
+    }
+
+    /// The digests `[start, start + len)`, for writing.
+    ///
+    /// # Safety
+    /// The range is within the level and no other reference to it exists while the returned
+    /// slice lives (the caller's block claimed it).
+    #[allow(clippy::mut_from_ref, reason = "disjoint ranges, claimed once per block")]
+    unsafe fn range_mut(&self, start: usize, len: usize) -> &mut [Digest] {
+        debug_assert!(start + len <= self.digests.len());
+        // SAFETY: `start ≤ len` of the level's buffer (the caller's contract), so the offset
+        // pointer stays within (or one past) the allocation.
+        let first = unsafe { self.ptr.add(start) };
+        // SAFETY: `[start, start + len)` is within the buffer, initialized (zeroed at creation),
+        // and no other reference to it exists while the slice lives (the caller's contract).
+        unsafe { std::slice::from_raw_parts_mut(first, len) }
+    }
+}
+
+/// Hashes a codeword's rows into its row tree as the encoder hands them over.
+#[derive(Debug)]
+pub(crate) struct RowTreeHasher {
+    scheme: Scheme,
+    shape: CodewordShape,
+    log_block_rows: u32,
+    /// Levels `0..=log_block_rows` (0: the leaves).
+    levels: Vec<Level>,
+    claimed: Box<[AtomicBool]>,
+    absorbed: AtomicUsize,
+    refused: AtomicBool,
+    busy_nanos: AtomicU64,
+}
+
+impl RowTreeHasher {
+    /// A hasher for `shape`, taking aligned blocks of `2^log_block_rows` rows.
+    pub(crate) fn new(
+        scheme: Scheme,
+        shape: CodewordShape,
+        log_block_rows: u32,
+    ) -> Result<Self, CommitError> {
+        let log_rows = shape.log_rows();
+        if log_block_rows > log_rows {
+            return Err(CommitError::BlockLargerThanCodeword {
+                log_block_rows,
+                log_rows,
+            });
+        }
+        Ok(Self {
+            scheme,
+            shape,
+            log_block_rows,
+            levels: (0..=log_block_rows)
+                .map(|h| Level::new(1usize << (log_rows - h)))
+                .collect(),
+            claimed: (0..1usize << (log_rows - log_block_rows))
+                .map(|_| AtomicBool::new(false))
+                .collect(),
+            absorbed: AtomicUsize::new(0),
+            refused: AtomicBool::new(false),
+            busy_nanos: AtomicU64::new(0),
+        })
+    }
+
+    /// Time spent hashing inside [`absorb`](RowSink::absorb), summed over all workers.
+    pub(crate) fn busy_time(&self) -> Duration {
+        Duration::from_nanos(self.busy_nanos.load(Ordering::Relaxed))
+    }
+
+    /// Hashes the levels above the blocks on `pool` and returns the cap and the tree.
+    pub(crate) fn finish(self, pool: Option<&ThreadPool>) -> Result<(Vec<Digest>, RowTree), CommitError> {
+        let blocks = self.claimed.len();
+        let absorbed = self.absorbed.load(Ordering::Acquire);
+        if absorbed != blocks || self.refused.load(Ordering::Relaxed) {
+            return Err(CommitError::IncompleteStream { absorbed, blocks });
+        }
+        let hash = self.scheme.hash();
+        let mut levels: Vec<Vec<Digest>> = self.levels.into_iter().map(|l| l.digests).collect();
+        for _ in self.log_block_rows..self.shape.log_rows() {
+            let below = levels.last().expect("the leaves at least");
+            let mut level = vec![[0u8; 32]; below.len() / 2];
+            // Large levels go to the pool in runs of 4096 parents (256 KiB of children each).
+            const RUN: usize = 4096;
+            match pool {
+                Some(pool) if level.len() > RUN => {
+                    pool.chunks_mut(&mut level, RUN, |k, out, _| {
+                        hash_pairs(hash, &below[2 * k * RUN..2 * (k * RUN + out.len())], out);
+                    });
+                }
+                _ => hash_pairs(hash, below, &mut level),
+            }
+            levels.push(level);
+        }
+        let tree = RowTree::new(self.scheme, self.shape, levels);
+        Ok((tree.cap().to_vec(), tree))
+    }
+}
+
+impl RowSink for RowTreeHasher {
+    fn absorb(&self, first_row: usize, rows: &[u64]) {
+        let started = Instant::now();
+        let b = self.log_block_rows;
+        let block_rows = 1usize << b;
+        let k = first_row >> b;
+        let aligned = first_row.is_multiple_of(block_rows) && rows.len() == block_rows * self.shape.lanes();
+        if !aligned || k >= self.claimed.len() || self.claimed[k].swap(true, Ordering::AcqRel) {
+            // Not a block of this codeword, or one handed over twice: the commit fails.
+            self.refused.store(true, Ordering::Relaxed);
+            return;
+        }
+        let hash = self.scheme.hash();
+        // SAFETY: block `k` was claimed just now, once, so its leaf range is ours alone.
+        let mut below = unsafe { self.levels[0].range_mut(first_row, block_rows) };
+        hash_rows(hash, rows, below);
+        for h in 1..=b as usize {
+            // SAFETY: block `k` owns nodes `[k·2^(b−h), (k+1)·2^(b−h))` of level `h`.
+            let out = unsafe { self.levels[h].range_mut(first_row >> h, block_rows >> h) };
+            hash_pairs(hash, below, out);
+            below = out;
+        }
+        self.absorbed.fetch_add(1, Ordering::Release);
+        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.busy_nanos.fetch_add(nanos, Ordering::Relaxed);
+    }
+}

@@ -1,0 +1,168 @@
+//! The row tree against Plonky3's `MerkleTreeMmcs` (the oracle): same cap, same paths; and the
+//! engine's fused commit against committing the finished codeword.
+
+use p3_binary_field::Poly64;
+use p3_commit::Mmcs;
+use p3_matrix::dense::RowMajorMatrix;
+use p3_merkle_tree::MerkleTreeMmcs;
+use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
+use proptest::prelude::*;
+
+use crate::commit::commit_codeword_with;
+use crate::test_words::words;
+use crate::{CommitParams, Committer, Encoder};
+use ntt_verify::{HashKind, Proof, Scheme, verify_proof, verify_rows};
+
+type P3Mmcs<H> =
+    MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>, CompressionFunctionFromHasher<H, 2, 32>, 2, 32>;
+
+/// Plonky3's cap, and each row's path, for `codeword` as a matrix of width `lanes`.
+fn plonky3<H: Clone + Sync + p3_symmetric::CryptographicHasher<u8, [u8; 32]>>(
+    h: H,
+    codeword: &[u64],
+    lanes: usize,
+    cap_height: usize,
+    rows: &[usize],
+) -> (Vec<[u8; 32]>, Vec<Vec<[u8; 32]>>) {
+    let mmcs = P3Mmcs::new(
+        SerializingHasher::new(h.clone()),
+        CompressionFunctionFromHasher::new(h),
+        cap_height,
+    );
+    let matrix = RowMajorMatrix::new(codeword.iter().map(|&w| Poly64::new(w)).collect(), lanes);
+    let (cap, data) = mmcs.commit_matrix(matrix);
+    let paths = rows
+        .iter()
+        .map(|&r| mmcs.open_batch(r, &data).opening_proof)
+        .collect();
+    (cap.roots().to_vec(), paths)
+}
+
+fn check(hash: HashKind, log_rows: u32, lanes: usize, cap_height: u32, rows: &[usize], seed: u64) {
+    let codeword = words(lanes << log_rows, seed);
+    let scheme = Scheme::rows(hash, cap_height).expect("cap height in range");
+    let (commitment, prover) = commit_codeword_with(codeword.clone(), lanes, scheme).expect("commits");
+    let (cap, paths) = match hash {
+        HashKind::Keccak => plonky3(
+            p3_keccak::Keccak256Hash,
+            &codeword,
+            lanes,
+            cap_height as usize,
+            rows,
+        ),
+        HashKind::Blake3 => plonky3(p3_blake3::Blake3, &codeword, lanes, cap_height as usize, rows),
+    };
+    assert_eq!(
+        commitment.cap(),
+        cap,
+        "{hash} 2^{log_rows}x{lanes} cap {cap_height}"
+    );
+
+    // One row at a time, the opening's siblings are Plonky3's path.
+    for (&row, path) in rows.iter().zip(&paths) {
+        let opening = prover.open_rows(&[row]).expect("opens");
+        assert_eq!(opening.siblings(), path.as_slice(), "row {row}");
+        assert_eq!(
+            verify_rows(&commitment, &[row], &opening).expect("holds"),
+            [codeword[row * lanes..(row + 1) * lanes].to_vec()]
+        );
+    }
+    // All together: shared siblings, never more than Plonky3's paths.
+    let proof = prover.prove(rows).expect("opens");
+    let Proof::Rows(opening) = &proof else {
+        panic!("a row-tree proof")
+    };
+    assert!(opening.siblings().len() <= paths.iter().map(Vec::len).sum::<usize>());
+    let decoded = Proof::from_bytes(&proof.to_bytes()).expect("decodes");
+    let opened = verify_proof(&commitment, rows, &decoded).expect("holds");
+    for (&row, words) in rows.iter().zip(opened) {
+        assert_eq!(words, codeword[row * lanes..(row + 1) * lanes]);
+    }
+}
+
+#[test]
+fn one_row_codewords_and_every_cap() {
+    for hash in [HashKind::Blake3, HashKind::Keccak] {
+        for cap_height in 0..=4 {
+            check(hash, 0, 3, cap_height, &[0], 1);
+            check(hash, 2, 1, cap_height, &[0, 3, 1], 2);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn the_row_tree_is_plonky3s(
+        keccak in any::<bool>(),
+        log_rows in 0u32..9,
+        lanes in 1usize..70,
+        cap_height in 0u32..=4,
+        picks in prop::collection::vec(any::<u64>(), 1..6),
+        seed in any::<u64>(),
+    ) {
+        let hash = if keccak { HashKind::Keccak } else { HashKind::Blake3 };
+        let rows: Vec<usize> = picks.iter().map(|p| (p % (1u64 << log_rows)) as usize).collect();
+        check(hash, log_rows, lanes, cap_height, &rows, seed);
+    }
+}
+
+#[test]
+fn the_fused_commit_matches_the_finished_codeword_and_forgeries_fail() {
+    for workers in [1, 2] {
+        let committer = Committer::new(Encoder::builder().workers(workers).build().expect("encoder"));
+        for (log_msg_rows, lanes, hash, cap_height) in [
+            (7, 8, HashKind::Blake3, 0),
+            (8, 64, HashKind::Keccak, 3),
+            (10, 3, HashKind::Blake3, 1),
+            (12, 16, HashKind::Keccak, 0),
+        ] {
+            let witness = words(lanes << log_msg_rows, log_msg_rows as u64);
+            let scheme = Scheme::rows(hash, cap_height).expect("scheme");
+            let params = CommitParams::lanes(lanes).log_inv_rate(1).scheme(scheme);
+            let (commitment, prover) = committer.commit(&witness, params).expect("commits");
+            let (again, _) =
+                commit_codeword_with(prover.codeword().to_vec(), lanes, scheme).expect("commits");
+            assert_eq!(
+                commitment.cap(),
+                again.cap(),
+                "2^{log_msg_rows} x {lanes} {hash} on {workers} workers"
+            );
+            assert_eq!(commitment.scheme(), scheme);
+
+            let rows = [0, 5, 5, 17];
+            let proof = prover.prove(&rows).expect("opens").to_bytes();
+            let proof = Proof::from_bytes(&proof).expect("decodes");
+            verify_proof(&commitment, &rows, &proof).expect("holds");
+            // A changed word, sibling or row index is refused.
+            let Proof::Rows(opening) = proof else {
+                panic!("row proof")
+            };
+            let mut bytes = opening.to_bytes();
+            let at = bytes.len() - 1;
+            bytes[at] ^= 1;
+            let forged = Proof::from_bytes(&bytes).expect("decodes");
+            assert!(verify_proof(&commitment, &rows, &forged).is_err());
+            let mut bytes = opening.to_bytes();
+            bytes[44 + 8 * rows.len()] ^= 1;
+            let forged = Proof::from_bytes(&bytes).expect("decodes");
+            assert!(verify_proof(&commitment, &rows, &forged).is_err());
+            assert!(verify_proof(&commitment, &[0, 5, 5, 16], &Proof::Rows(opening.clone())).is_err());
+            // The other hash, another cap height, or the chunk tree's verifier refuse it too.
+            let other = Scheme::rows(
+                if hash == HashKind::Keccak {
+                    HashKind::Blake3
+                } else {
+                    HashKind::Keccak
+                },
+                cap_height,
+            )
+            .expect("scheme");
+            let (other_commitment, _) =
+                commit_codeword_with(prover.codeword().to_vec(), lanes, other).expect("commits");
+            assert!(verify_rows(&other_commitment, &rows, &opening).is_err());
+            assert!(prover.open(&rows).is_err());
+        }
+    }
+}
