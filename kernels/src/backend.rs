@@ -106,6 +106,19 @@ pub enum BackendError {
     /// `NTT_COLUMNS` is not one of the [`ColumnStart`] names.
     #[error(transparent)]
     UnknownColumnStart(#[from] crate::columns::UnknownColumnStart),
+    /// The environment variable (`NTT_BACKEND`, `NTT_COLUMNS`) is set to bytes that are not
+    /// UTF-8, so it names nothing.
+    #[error("{0} is set but not valid UTF-8")]
+    NotUtf8(&'static str),
+}
+
+/// The value of the variable `name` when set and not blank.
+fn env_value(name: &'static str) -> Result<Option<String>, BackendError> {
+    match std::env::var(name) {
+        Ok(value) if !value.trim().is_empty() => Ok(Some(value)),
+        Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(BackendError::NotUtf8(name)),
+    }
 }
 
 /// A row-kernel implementation whose CPU features were checked when it was made, and where its
@@ -163,11 +176,11 @@ impl Backend {
     /// column start is the one `NTT_COLUMNS` names when set (see [`ColumnStart`]).
     ///
     /// # Errors
-    /// An unknown name, or a backend this CPU cannot run.
+    /// An unknown name, a backend this CPU cannot run, or a value that is not UTF-8.
     pub fn from_env() -> Result<Self, BackendError> {
-        let backend = match std::env::var("NTT_BACKEND") {
-            Ok(name) if !name.trim().is_empty() => Self::new(name.parse()?)?,
-            _ => Self::detect(),
+        let backend = match env_value("NTT_BACKEND")? {
+            Some(name) => Self::new(name.parse()?)?,
+            None => Self::detect(),
         };
         backend.with_env_column_start()
     }
@@ -176,11 +189,12 @@ impl Backend {
     /// by name rather than by [`Backend::from_env`]).
     ///
     /// # Errors
-    /// [`BackendError::UnknownColumnStart`] for a name that is not a [`ColumnStart`].
+    /// [`BackendError::UnknownColumnStart`] for a name that is not a [`ColumnStart`],
+    /// [`BackendError::NotUtf8`] for a value that is not UTF-8.
     pub fn with_env_column_start(self) -> Result<Self, BackendError> {
-        match std::env::var("NTT_COLUMNS") {
-            Ok(name) if !name.trim().is_empty() => Ok(self.with_column_start(name.parse()?)),
-            _ => Ok(self),
+        match env_value("NTT_COLUMNS")? {
+            Some(name) => Ok(self.with_column_start(name.parse()?)),
+            None => Ok(self),
         }
     }
 

@@ -92,4 +92,15 @@ fn env_override_selects_or_rejects() {
     // SAFETY: as above.
     unsafe { std::env::remove_var("NTT_COLUMNS") };
     assert_eq!(Backend::from_env(), Ok(Backend::detect()));
+
+    // Bytes that are not UTF-8 name nothing: an error, not "unset".
+    #[cfg(unix)]
+    for var in ["NTT_BACKEND", "NTT_COLUMNS"] {
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: as above.
+        unsafe { std::env::set_var(var, std::ffi::OsStr::from_bytes(b"\xff")) };
+        assert_eq!(Backend::from_env(), Err(BackendError::NotUtf8(var)));
+        // SAFETY: as above.
+        unsafe { std::env::remove_var(var) };
+    }
 }

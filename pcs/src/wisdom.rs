@@ -189,29 +189,7 @@ const MAX_WISDOM_BYTES: u64 = 1 << 20;
 /// Reads a wisdom file: only a regular file (a FIFO would block forever, a device such as
 /// `/dev/zero` never ends), and at most [`MAX_WISDOM_BYTES`].
 fn read_regular_file(path: &Path) -> std::io::Result<String> {
-    use std::io::{Error, ErrorKind, Read};
-    let not_regular = || Error::new(ErrorKind::InvalidInput, "it is not a regular file");
-    // Checked before opening: opening a FIFO for reading blocks until a writer appears.
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(not_regular());
-    }
-    let file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(not_regular());
-    }
-    if meta.len() > MAX_WISDOM_BYTES {
-        return Err(Error::new(
-            ErrorKind::InvalidData,
-            format!(
-                "it is {} bytes, more than the {MAX_WISDOM_BYTES} a wisdom file can be",
-                meta.len()
-            ),
-        ));
-    }
-    let mut text = String::new();
-    file.take(MAX_WISDOM_BYTES).read_to_string(&mut text)?;
-    Ok(text)
+    ntt_runtime::read_regular_file(path, MAX_WISDOM_BYTES)
 }
 
 fn ignored(path: &Path, reason: String) -> (Option<Wisdom>, WisdomStatus) {
@@ -255,10 +233,26 @@ impl Wisdom {
             .map(|(_, e)| &e.config)
     }
 
+    /// The wisdom as pretty JSON, newline-terminated: the file [`Wisdom::save`] writes.
+    ///
+    /// # Errors
+    /// Only if serialization fails (it does not for wisdom made by this crate).
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+
     /// Writes the wisdom as pretty JSON, creating the directory; atomically replaces the file.
     /// Each save writes a temporary file of its own beside `path`, so concurrent saves do not
-    /// interfere: the file ends up as one of them, whole.
+    /// interfere: the file ends up as one of them, whole. As for every file the `ntt` command
+    /// writes, a new file gets mode 0666 less the umask, a replaced one keeps its permission
+    /// bits, and a symbolic link is followed (the file it names is replaced).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let path = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+            }
+            _ => path.to_owned(),
+        };
         let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
             Some(dir) => {
                 std::fs::create_dir_all(dir)?;
@@ -266,11 +260,24 @@ impl Wisdom {
             }
             None => Path::new("."),
         };
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        let json = self.to_json().map_err(std::io::Error::other)?;
+        // The mode of the file replaced, when there is one (0666 less the umask otherwise).
+        #[cfg(unix)]
+        let mode = std::fs::metadata(&path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777);
+        let mut builder = tempfile::Builder::new();
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let mut tmp = builder.tempfile_in(dir)?;
+        #[cfg(unix)]
+        if let Some(mode) = mode {
+            tmp.as_file()
+                .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+        }
         tmp.write_all(json.as_bytes())?;
-        tmp.write_all(b"\n")?;
-        tmp.persist(path).map(drop).map_err(|e| e.error)
+        tmp.persist(&path).map(drop).map_err(|e| e.error)
     }
 }
 

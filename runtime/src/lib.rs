@@ -44,6 +44,7 @@ mod adaptive;
 mod arena;
 mod context;
 pub mod cpu_time;
+pub mod env;
 mod estimate;
 mod global;
 mod graph;
@@ -58,6 +59,7 @@ mod parallel;
 mod placement;
 mod pool;
 mod registry;
+mod regular_file;
 mod roots;
 mod run_state;
 mod scratch;
@@ -74,9 +76,10 @@ pub use placement::{PinPolicy, WorkerPlacement};
 pub use pool::{
     BuildError, HANDOFF_COST, IDLE_SPIN_ENV, MAX_WORKERS, THREADS_ENV, ThreadPool, ThreadPoolBuilder,
 };
+pub use regular_file::read_regular_file;
 pub use scratch::SCRATCH_ALIGN;
 pub use topology::{
-    Cache, CpuKind, DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE, FirstTouch, NumaNode,
-    ProcessingUnit, Provenance, TOPOLOGY_ENV, Topology, TopologyError, TopologySpec, WorkerBudget,
-    WorkerLayout, first_touch,
+    Cache, CpuKind, DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE, FirstTouch, MAX_PUS,
+    MAX_XML_BYTES, NumaNode, ProcessingUnit, Provenance, TOPOLOGY_ENV, Topology, TopologyError, TopologySpec,
+    WorkerBudget, WorkerLayout, first_touch,
 };

@@ -55,6 +55,9 @@ pub enum BuildError {
     /// `NTT_IDLE_SPIN_US` is not a number of microseconds.
     #[error("invalid idle spin: {0}")]
     IdleSpin(String),
+    /// An environment variable the pool reads is not valid UTF-8.
+    #[error(transparent)]
+    Env(#[from] crate::env::EnvError),
     /// The operating system refused to start a worker thread.
     #[error("could not spawn worker thread {index}: {source}")]
     Spawn {
@@ -156,7 +159,7 @@ impl ThreadPoolBuilder {
 
     /// The number of workers this builder would start on `topology`.
     fn worker_count(&self, topology: &Topology) -> Result<usize, BuildError> {
-        let env = std::env::var(THREADS_ENV).ok();
+        let env = crate::env::var(THREADS_ENV)?;
         resolve_worker_count(self.threads, env.as_deref(), topology.cores)
     }
 
@@ -164,12 +167,14 @@ impl ThreadPoolBuilder {
     ///
     /// # Errors
     /// [`BuildError::Threads`] for a worker count that is out of range (including a malformed
-    /// `NTT_THREADS`), [`BuildError::Spawn`] when a thread cannot be started. Failing to pin is
+    /// `NTT_THREADS`), [`BuildError::IdleSpin`] for a malformed `NTT_IDLE_SPIN_US`,
+    /// [`BuildError::Env`] for either that is not UTF-8, [`BuildError::Spawn`] when a thread
+    /// cannot be started. Failing to pin is
     /// not an error: the pool runs unpinned there and says so in [`ThreadPool::warnings`].
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         let topology = self.topology.take().unwrap_or_else(Topology::detect);
         let n = self.worker_count(&topology)?;
-        let env = std::env::var(IDLE_SPIN_ENV).ok();
+        let env = crate::env::var(IDLE_SPIN_ENV)?;
         let idle_spin = resolve_idle_spin(self.idle_spin, env.as_deref())?;
         let WorkerLayout {
             pin,

@@ -39,16 +39,12 @@ pub(super) fn caches(topo: &Topology, level: u8) -> Vec<Cache> {
     } else {
         DEFAULT_L2_BYTES
     };
-    (0..topo.cores)
-        .map(|core| Cache {
+    topo.core_pus()
+        .into_iter()
+        .map(|pus| Cache {
             level,
             size_bytes,
-            pus: topo
-                .pus
-                .iter()
-                .filter(|p| p.core == core)
-                .map(|p| p.os_index)
-                .collect(),
+            pus,
             outside_cores: 0,
             source: Provenance::Default,
         })

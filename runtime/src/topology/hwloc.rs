@@ -1,7 +1,7 @@
 //! Topology from the hwloc library (through `hwlocality`): this machine's, or one loaded from an
 //! hwloc XML export or a synthetic description (see [`super::TopologySpec`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use hwlocality::Topology as HwTopology;
@@ -19,10 +19,16 @@ pub(super) fn detect(affinity: Option<&[usize]>) -> Result<Topology, String> {
     convert(&hw, affinity)
 }
 
+/// Largest hwloc XML export read: an export is about 1 KiB per PU with its caches, so 8 MiB
+/// holds every machine up to [`MAX_PUS`](super::MAX_PUS) with room to spare.
+pub const MAX_XML_BYTES: u64 = 8 << 20;
+
 /// The topology an hwloc XML export describes (`lstopo --of xml`), restricted to `allowed`.
 pub(super) fn from_xml_file(path: &Path, allowed: Option<&[usize]>) -> Result<Topology, String> {
-    // Read it here: hwloc's own file errors are not all reported as errors by the binding.
-    let xml = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    // Read it here, bounded and only from a regular file: hwloc would read a FIFO or a device
+    // without end, and its own file errors are not all reported as errors by the binding.
+    let xml = crate::read_regular_file(path, MAX_XML_BYTES)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let hw = HwTopology::builder()
         .from_xml(&xml)
         .map_err(|e| format!("`{}` is not an hwloc XML export: {e}", path.display()))?
@@ -44,12 +50,20 @@ pub(super) fn from_synthetic(description: &str, allowed: Option<&[usize]>) -> Re
 
 /// PUs, cores, NUMA nodes, CPU kinds and caches of `hw` over its allowed cpuset ∩ `affinity`.
 fn convert(hw: &HwTopology, affinity: Option<&[usize]>) -> Result<Topology, String> {
+    // Every look-up below is a hash look-up, so the whole conversion is about linear in the PUs.
     let allowed_set = hw.allowed_cpuset();
-    let is_allowed = |os: usize| allowed_set.is_set(os) && affinity.is_none_or(|a| a.contains(&os));
-    let nodes: Vec<(usize, Vec<usize>)> = hw
-        .objects_with_type(ObjectType::NUMANode)
-        .filter_map(|n| Some((n.os_index()?, set_of(n)?)))
-        .collect();
+    let affinity: Option<HashSet<usize>> = affinity.map(|a| a.iter().copied().collect());
+    let is_allowed = |os: usize| allowed_set.is_set(os) && affinity.as_ref().is_none_or(|a| a.contains(&os));
+    // Each PU's NUMA node: the first node (in hwloc's order) whose cpuset holds it.
+    let mut node_of_pu: HashMap<usize, usize> = HashMap::new();
+    for node in hw.objects_with_type(ObjectType::NUMANode) {
+        let (Some(os), Some(pus)) = (node.os_index(), set_of(node)) else {
+            continue;
+        };
+        for pu in pus {
+            node_of_pu.entry(pu).or_insert(os);
+        }
+    }
     let mut raw: Vec<RawPu> = Vec::new();
     // Every PU hwloc shows, allowed or not, keyed to its core: to count the cores a cache
     // shares with CPUs outside this process's cpuset.
@@ -66,16 +80,13 @@ fn convert(hw: &HwTopology, affinity: Option<&[usize]>) -> Result<Topology, Stri
         if !is_allowed(os) {
             continue;
         }
-        let node = nodes
-            .iter()
-            .find(|(_, pus)| pus.contains(&os))
-            .map_or(0, |(n, _)| *n);
+        let node = node_of_pu.get(&os).copied().unwrap_or(0);
         raw.push((os, core, node));
     }
     if raw.is_empty() {
         return Err("hwloc reports no allowed PU".into());
     }
-    let allowed: Vec<usize> = raw.iter().map(|p| p.0).collect();
+    let allowed: HashSet<usize> = raw.iter().map(|p| p.0).collect();
     let allowed_cores: BTreeSet<(usize, usize)> = raw.iter().map(|p| p.1).collect();
     let smt = {
         let mut per_core: BTreeMap<(usize, usize), usize> = BTreeMap::new();
@@ -140,7 +151,7 @@ fn convert(hw: &HwTopology, affinity: Option<&[usize]>) -> Result<Topology, Stri
 
 /// hwloc's CPU kinds (hybrid CPUs), least performant first as hwloc lists them, restricted to
 /// `allowed`; empty when hwloc knows of none or of one kind only.
-fn cpu_kinds(hw: &HwTopology, allowed: &[usize]) -> Vec<CpuKind> {
+fn cpu_kinds(hw: &HwTopology, allowed: &HashSet<usize>) -> Vec<CpuKind> {
     let Ok(kinds) = hw.cpu_kinds() else {
         return Vec::new();
     };

@@ -44,6 +44,7 @@ impl WorkerLayout {
         });
         let cpus = placement::place(topology, workers);
         let budgets = placement::budgets(topology, &cpus);
+        let core_pus = topology.core_pus();
         let placements = cpus
             .iter()
             .zip(placement::steal_orders(topology, &cpus))
@@ -53,7 +54,7 @@ impl WorkerLayout {
                     cpu,
                     core: pu.core,
                     numa_node: pu.numa_node,
-                    bound_to: placement::pin_set(topology, cpu, pin),
+                    bound_to: placement::pin_set(topology, &core_pus, cpu, pin),
                     steal_order,
                 }
             })

@@ -11,14 +11,20 @@ mod layout;
 mod spec;
 mod sysfs;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 pub use defaults::{DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE};
+pub use hwloc::MAX_XML_BYTES;
 pub use layout::{FirstTouch, WorkerLayout, first_touch};
 pub use spec::{TOPOLOGY_ENV, TopologyError, TopologySpec};
+
+/// The most PUs a topology may describe: 8192, Linux's own largest configuration
+/// (`NR_CPUS` with `MAXSMP`). Another machine's topology (an XML export, a synthetic
+/// description) with more is refused before hwloc builds it, where the description says.
+pub const MAX_PUS: usize = 8192;
 
 /// Per-worker cache budgets derived from the topology: a cache's size divided among the
 /// workers placed under it.
@@ -166,9 +172,16 @@ impl Topology {
     /// documented defaults (never this machine's sysfs).
     ///
     /// # Errors
-    /// [`TopologyError::Load`] for an unreadable or invalid file, or no allowed PU.
+    /// [`TopologyError::Load`] for an unreadable or invalid file (only a regular file of at
+    /// most [`MAX_XML_BYTES`] is read), or no allowed PU; [`TopologyError::TooLarge`] for more
+    /// than [`MAX_PUS`] PUs.
     pub fn from_hwloc_xml(path: &Path, allowed: Option<&[usize]>) -> Result<Self, TopologyError> {
         let mut topo = hwloc::from_xml_file(path, allowed).map_err(TopologyError::Load)?;
+        if topo.pus.len() > MAX_PUS {
+            return Err(TopologyError::TooLarge {
+                pus: topo.pus.len() as u128,
+            });
+        }
         topo.what_if = Some(TopologySpec::Xml(path.to_owned()).to_string());
         topo.fill_missing_caches(None);
         Ok(topo)
@@ -179,8 +192,12 @@ impl Topology {
     /// `allowed` restricts the PUs as a cpuset would.
     ///
     /// # Errors
-    /// [`TopologyError::Load`] for a description hwloc rejects, or no allowed PU.
+    /// [`TopologyError::TooLarge`] for more than [`MAX_PUS`] PUs (the product of the levels'
+    /// arities), [`TopologyError::Load`] for a description hwloc rejects, or no allowed PU.
     pub fn from_hwloc_synthetic(description: &str, allowed: Option<&[usize]>) -> Result<Self, TopologyError> {
+        if let Some(pus) = spec::synthetic_pus(description).filter(|&pus| pus > MAX_PUS as u128) {
+            return Err(TopologyError::TooLarge { pus });
+        }
         let mut topo = hwloc::from_synthetic(description, allowed).map_err(TopologyError::Load)?;
         topo.what_if = Some(TopologySpec::Synthetic(description.to_owned()).to_string());
         topo.fill_missing_caches(None);
@@ -312,8 +329,17 @@ impl Topology {
     /// Completes the cache levels no source reported: from sysfs when `sysfs_root` is given
     /// and it has them, else from the documented defaults.
     pub(crate) fn fill_missing_caches(&mut self, sysfs_root: Option<&Path>) {
+        // Whether every allowed PU lies under one of `caches` of `level` (one pass over each).
+        let covers = |caches: &[Cache], level: u8, pus: &[ProcessingUnit]| {
+            let under: HashSet<usize> = caches
+                .iter()
+                .filter(|c| c.level == level)
+                .flat_map(|c| c.pus.iter().copied())
+                .collect();
+            pus.iter().all(|p| under.contains(&p.os_index))
+        };
         for level in 1..=3u8 {
-            if self.pus.iter().all(|p| self.cache(p.os_index, level).is_some()) {
+            if covers(&self.caches, level, &self.pus) {
                 continue;
             }
             self.caches.retain(|c| c.level != level);
@@ -321,8 +347,10 @@ impl Topology {
             let from_sysfs = sysfs_root
                 .map(|root| sysfs::caches(root, &allowed, level))
                 .unwrap_or_default();
-            let covered =
-                |caches: &[Cache]| allowed.iter().all(|pu| caches.iter().any(|c| c.pus.contains(pu)));
+            let covered = |caches: &[Cache]| {
+                let level = caches.first().map_or(level, |c| c.level);
+                covers(caches, level, &self.pus)
+            };
             let shared_l2s: Vec<Cache> = self.caches.iter().filter(|c| c.level == 2).cloned().collect();
             if !from_sysfs.is_empty() && covered(&from_sysfs) {
                 if self.source == Provenance::Hwloc {
@@ -361,6 +389,29 @@ impl Topology {
             .find(|c| c.level == level && c.pus.contains(&os_index))
     }
 
+    /// For each `(level, PU)`, the index in [`Topology::caches`] of the cache
+    /// [`Topology::cache`] finds: many look-ups for the cost of one pass over the caches.
+    pub(crate) fn cache_index(&self) -> HashMap<(u8, usize), usize> {
+        let mut index = HashMap::with_capacity(3 * self.pus.len());
+        for (i, cache) in self.caches.iter().enumerate() {
+            for &pu in &cache.pus {
+                index.entry((cache.level, pu)).or_insert(i);
+            }
+        }
+        index
+    }
+
+    /// The OS indices of each core's PUs (indexed by core), ascending, in one pass over the PUs.
+    pub(crate) fn core_pus(&self) -> Vec<Vec<usize>> {
+        let mut cores = vec![Vec::new(); self.cores];
+        for pu in &self.pus {
+            if let Some(pus) = cores.get_mut(pu.core) {
+                pus.push(pu.os_index);
+            }
+        }
+        cores
+    }
+
     /// Number of allowed cores with a PU under `cache`.
     fn cores_under(&self, cache: &Cache) -> usize {
         let mut cores: Vec<usize> = cache
@@ -377,16 +428,22 @@ impl Topology {
     /// How many kinds of core are faster than the kind of PU `os_index`: 0 for the fastest
     /// kind, and for every PU of a CPU whose cores are all alike.
     pub fn performance_rank(&self, os_index: usize) -> usize {
+        // Each kind's PUs are ascending (see `CpuKind::pus`).
         self.cpu_kinds
             .iter()
             .rev()
-            .position(|k| k.pus.contains(&os_index))
+            .position(|k| k.pus.binary_search(&os_index).is_ok())
             .unwrap_or(0)
     }
 
     /// The PU with OS index `os_index`, if allowed.
     pub fn pu(&self, os_index: usize) -> Option<&ProcessingUnit> {
-        self.pus.iter().find(|p| p.os_index == os_index)
+        // The PUs are ascending by OS index (as every source makes them); a list that is not
+        // (built by hand) is searched in full.
+        match self.pus.binary_search_by_key(&os_index, |p| p.os_index) {
+            Ok(at) => Some(&self.pus[at]),
+            Err(_) => self.pus.iter().find(|p| p.os_index == os_index),
+        }
     }
 
     /// OS indices of the allowed PUs.

@@ -34,6 +34,16 @@ pub enum TopologyError {
     /// hwloc could not load the XML file or synthetic description, or it has no usable PU.
     #[error("{0}")]
     Load(String),
+    /// Another machine with more PUs than [`MAX_PUS`](super::MAX_PUS) (the product of a
+    /// synthetic description's arities, saturated at `u128::MAX`).
+    #[error("{pus} PUs is more than the {} a topology may have", super::MAX_PUS)]
+    TooLarge {
+        /// The PUs the description or export names.
+        pus: u128,
+    },
+    /// `NTT_TOPOLOGY` is set to bytes that are not UTF-8.
+    #[error(transparent)]
+    Env(#[from] crate::env::EnvError),
 }
 
 impl TopologySpec {
@@ -67,15 +77,44 @@ impl TopologySpec {
     /// The source `NTT_TOPOLOGY` names (`hwloc` when unset).
     ///
     /// # Errors
-    /// As for [`TopologySpec::parse`].
+    /// As for [`TopologySpec::parse`]; [`TopologyError::Env`] for a value that is not UTF-8.
     pub fn from_env() -> Result<Self, TopologyError> {
-        Self::parse(&std::env::var(TOPOLOGY_ENV).unwrap_or_default())
+        Self::parse(&crate::env::var(TOPOLOGY_ENV)?.unwrap_or_default())
     }
 
     /// Whether this names another machine (a what-if), not the one this process runs on.
     pub fn is_what_if(&self) -> bool {
         matches!(self, Self::Xml(_) | Self::Synthetic(_))
     }
+}
+
+/// The PUs an hwloc synthetic description names: the product of its levels' arities (`pack:2
+/// core:8 pu:2` is 32), saturated; `None` when it names no arity hwloc would read. Attributes
+/// in parentheses and attached memory in brackets are not levels.
+pub(super) fn synthetic_pus(description: &str) -> Option<u128> {
+    let mut levels = String::with_capacity(description.len());
+    let mut depth = 0usize;
+    for c in description.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            // A group ends a token: `l3:4(size=8MiB)core:2` is two levels.
+            _ if depth == 0 => levels.push(c),
+            _ => {}
+        }
+        if depth > 0 && (c == '(' || c == '[') {
+            levels.push(' ');
+        }
+    }
+    let arities: Vec<u128> = levels
+        .split_whitespace()
+        .filter_map(|token| token.rsplit(':').next()?.parse::<u128>().ok())
+        .collect();
+    (!arities.is_empty()).then(|| {
+        arities
+            .iter()
+            .fold(1u128, |product, &a| product.saturating_mul(a))
+    })
 }
 
 impl fmt::Display for TopologySpec {
@@ -107,6 +146,19 @@ mod tests {
         assert_eq!(synthetic, TopologySpec::Synthetic("pack:2 core:4 pu:2".into()));
         assert!(synthetic.is_what_if() && !TopologySpec::Sysfs.is_what_if());
         assert_eq!(synthetic.to_string(), "synthetic:pack:2 core:4 pu:2");
+        assert_eq!(synthetic_pus("pack:2 core:4 pu:2"), Some(16));
+        assert_eq!(
+            synthetic_pus("pack:2 numa:2 l3:4(size=32MiB) l2:8(size=1MiB) l1d:1(size=32KiB) core:1 pu:2"),
+            Some(256)
+        );
+        assert_eq!(synthetic_pus("pack:2 [numa(memory=1GB)] core:3 pu:2"), Some(12));
+        assert_eq!(synthetic_pus("2 4 2"), Some(16));
+        assert_eq!(
+            synthetic_pus("pack:100000 core:100000 pu:1000"),
+            Some(10_000_000_000_000)
+        );
+        assert_eq!(synthetic_pus(&"pack:4294967295 ".repeat(10)), Some(u128::MAX));
+        assert_eq!(synthetic_pus("nonsense"), None);
         for bad in ["xml:", "synthetic:", "lstopo", "XML:a"] {
             assert!(
                 matches!(TopologySpec::parse(bad), Err(TopologyError::Unknown(_))),
