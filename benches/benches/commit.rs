@@ -122,7 +122,9 @@ fn stream_hash(c: &mut Criterion) {
                         StreamingHasher::with_piece_level(codeword_shape, log_block_rows, piece_level)
                             .expect("valid shape");
                     for (k, block) in codeword.chunks(LANES << log_block_rows).enumerate() {
-                        hasher.absorb(k << log_block_rows, block);
+                        hasher
+                            .absorb(k << log_block_rows, block)
+                            .expect("aligned blocks, each once");
                     }
                     assert_eq!(hasher.finish(), Ok(expected));
                 })

@@ -39,7 +39,9 @@ fn main() {
                 let hasher = StreamingHasher::with_piece_level(codeword_shape, LOG_BLOCK_ROWS, level)
                     .expect("valid shape");
                 for (k, block) in codeword.chunks(LANES << LOG_BLOCK_ROWS).enumerate() {
-                    hasher.absorb(k << LOG_BLOCK_ROWS, block);
+                    hasher
+                        .absorb(k << LOG_BLOCK_ROWS, block)
+                        .expect("aligned blocks, each once");
                 }
                 assert_eq!(hasher.finish(), Ok(root));
             }));

@@ -59,8 +59,14 @@ impl CliError {
             | Self::Json(_)
             | Self::Internal(_)
             | Self::Allocation(_)
-            | Self::Commit(CommitError::Allocation { .. }) => EXIT_FAILURE,
-            Self::Pool(ntt_runtime::BuildError::Threads(_)) => EXIT_BAD_INPUT,
+            | Self::Commit(CommitError::Allocation { .. } | CommitError::HasherAllocation { .. }) => {
+                EXIT_FAILURE
+            }
+            Self::Pool(
+                ntt_runtime::BuildError::Threads(_)
+                | ntt_runtime::BuildError::IdleSpin(_)
+                | ntt_runtime::BuildError::Env(_),
+            ) => EXIT_BAD_INPUT,
             Self::Pool(_) => EXIT_FAILURE,
             Self::Encode(e) | Self::Commit(CommitError::Encode(e)) if is_internal(e) => EXIT_FAILURE,
             Self::Commit(CommitError::IncompleteStream { .. }) => EXIT_FAILURE,
@@ -80,9 +86,10 @@ impl From<ntt_pcs::SetupError> for CliError {
     }
 }
 
-/// Encoder failures that are the engine's fault, not the input's.
+/// Encoder failures that are the engine's fault, not the input's: the CLI's only sink is the
+/// engine's own hasher, fed by the engine's own encoder.
 fn is_internal(e: &EncodeError) -> bool {
-    matches!(e, EncodeError::TaskPanicked(_))
+    matches!(e, EncodeError::TaskPanicked(_) | EncodeError::Sink(_))
 }
 
 #[cfg(test)]

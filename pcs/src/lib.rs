@@ -73,7 +73,7 @@ pub use shape::{
     CodewordShape, CodewordShapeError, CommitLanes, CommitParams, Expansion, MAX_BOUNDED_LOG_INV_RATE,
     MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS, MessageLayout, Shape, ShapeError,
 };
-pub use sink::RowSink;
+pub use sink::{RowSink, RowSinkError};
 pub use touch::WorkerTouch;
 
 /// The README's library examples, compiled and run as doc tests so they stay true.

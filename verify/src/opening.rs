@@ -84,15 +84,20 @@ pub struct ChunkSet {
 }
 
 impl ChunkSet {
-    /// The chunks of `rows`, each row `row_bytes ≥ 1` long (offsets must not overflow).
-    pub fn of_rows(row_bytes: u64, rows: impl IntoIterator<Item = u64>) -> Self {
+    /// The chunks of `rows`, each row `row_bytes` long; `None` when `row_bytes` is 0 or a row's
+    /// bytes would end past `u64::MAX`.
+    pub fn of_rows(row_bytes: u64, rows: impl IntoIterator<Item = u64>) -> Option<Self> {
+        if row_bytes == 0 {
+            return None;
+        }
         let mut spans: Vec<(u64, u64)> = rows
             .into_iter()
             .map(|row| {
-                let start = row * row_bytes;
-                (start / CHUNK_BYTES, (start + row_bytes - 1) / CHUNK_BYTES + 1)
+                let start = row.checked_mul(row_bytes)?;
+                let last = start.checked_add(row_bytes - 1)?;
+                Some((start / CHUNK_BYTES, last / CHUNK_BYTES + 1))
             })
-            .collect();
+            .collect::<Option<_>>()?;
         spans.sort_unstable();
         let mut runs: Vec<(u64, u64)> = Vec::with_capacity(spans.len());
         for (start, end) in spans {
@@ -101,6 +106,7 @@ impl ChunkSet {
                 _ => runs.push((start, end)),
             }
         }
+        // Disjoint runs of chunk indices below 2^54: every sum below stays below 2^54.
         let before = runs
             .iter()
             .scan(0, |sum, &(a, b)| {
@@ -109,7 +115,7 @@ impl ChunkSet {
                 Some(at)
             })
             .collect();
-        Self { runs, before }
+        Some(Self { runs, before })
     }
 
     /// Number of chunks.
@@ -117,13 +123,24 @@ impl ChunkSet {
         self.runs.iter().map(|(a, b)| b - a).sum()
     }
 
-    /// Total bytes of the chunks in a tree of this shape (only the last chunk may be short).
-    pub fn byte_len(&self, shape: &TreeShape) -> u64 {
-        let full = self.count() * CHUNK_BYTES;
-        match self.runs.last() {
-            Some(&(_, end)) if end == shape.chunks() => full - (shape.chunks() * CHUNK_BYTES - shape.len()),
-            _ => full,
+    /// Total bytes of the chunks in a tree of this shape (only the last chunk may be short);
+    /// `None` when some chunk lies past the tree's end.
+    pub fn byte_len(&self, shape: &TreeShape) -> Option<u64> {
+        let Some(&(_, end)) = self.runs.last() else {
+            return Some(0);
+        };
+        if end > shape.chunks() {
+            return None;
         }
+        // Within the tree, so at most `shape.chunks()` ≤ 2^54 chunks: whole chunks before the
+        // last one of the tree cannot overflow, and the tree's last chunk adds its own length.
+        let count = self.count();
+        Some(if end == shape.chunks() {
+            let last_start = (shape.chunks() - 1) * CHUNK_BYTES;
+            (count - 1) * CHUNK_BYTES + (shape.len() - last_start)
+        } else {
+            count * CHUNK_BYTES
+        })
     }
 
     /// The chunk indices in increasing order.
@@ -131,27 +148,39 @@ impl ChunkSet {
         self.runs.iter().flat_map(|&(a, b)| a..b)
     }
 
-    /// Position of chunk `c` (which must be in the set) in increasing order.
-    pub fn position(&self, c: u64) -> u64 {
+    /// Position of chunk `c` in increasing order; `None` when `c` is not in the set.
+    pub fn position(&self, c: u64) -> Option<u64> {
         let run = self.runs.partition_point(|&(_, end)| end <= c);
-        let (start, end) = self.runs[run];
-        debug_assert!((start..end).contains(&c), "chunk {c} is not in the set");
-        self.before[run] + (c - start)
+        let &(start, end) = self.runs.get(run)?;
+        (start..end).contains(&c).then(|| self.before[run] + (c - start))
     }
 }
 
-/// Folds the chaining values of the opened chunks (`nodes`, sorted by index, distinct) up to the
-/// root of a tree with at least two chunks. `sibling(h, i)` supplies each missing sibling, in
-/// proof order.
+/// Folds the chaining values of the opened chunks (`nodes`, as `(chunk index, chaining value)`)
+/// up to the root of a tree with at least two chunks. `sibling(h, i)` supplies each missing
+/// sibling, in proof order.
+///
+/// Returns `Ok(None)` when the arguments do not describe such a fold: a tree of one chunk (its
+/// root is the plain hash of the chunk), no nodes, nodes not in strictly increasing order, or a
+/// node past the last chunk.
+///
+/// # Errors
+/// The first error `sibling` returns.
 pub fn fold_root<E>(
     shape: &TreeShape,
     mut nodes: Vec<(u64, ChainingValue)>,
     mut sibling: impl FnMut(u32, u64) -> Result<ChainingValue, E>,
-) -> Result<[u8; 32], E> {
+) -> Result<Option<[u8; 32]>, E> {
     let top = shape.top();
-    debug_assert!(top >= 1 && !nodes.is_empty());
+    let increasing = nodes.windows(2).all(|pair| pair[0].0 < pair[1].0);
+    let in_tree = nodes.last().is_some_and(|&(last, _)| last < shape.chunks());
+    if top == 0 || !increasing || !in_tree {
+        return Ok(None);
+    }
+    // Every level below keeps the nodes strictly increasing and within the level, so the fold
+    // ends at the root's merge.
     for h in 0..top {
-        let len = shape.level_len(h);
+        let len = shape.chunks().div_ceil(1u64 << h);
         let mut parents = Vec::with_capacity(nodes.len().div_ceil(2));
         let mut k = 0;
         while k < nodes.len() {
@@ -169,11 +198,12 @@ pub fn fold_root<E>(
                 (cv, sibling(h, i + 1)?)
             };
             if h + 1 == top {
-                return Ok(root_hash(&left, &right));
+                return Ok(Some(root_hash(&left, &right)));
             }
             parents.push((i / 2, parent_cv(&left, &right)));
         }
         nodes = parents;
     }
-    unreachable!("the root has two children, so the top merge returns")
+    // Not reached for valid arguments (the root has two children); kept total all the same.
+    Ok(None)
 }

@@ -25,6 +25,9 @@ pub use crate::opening::{ChunkSet, fold_root};
 pub const CHUNK_BYTES: u64 = CHUNK_LEN as u64;
 
 /// The tree over an input of `len` bytes (`len ≥ 1`).
+///
+/// Every query takes hostile arguments: a level or node index outside the tree gives `None`,
+/// never a panic or a wrapped value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TreeShape {
     len: u64,
@@ -33,12 +36,16 @@ pub struct TreeShape {
 }
 
 impl TreeShape {
-    /// The tree over `len ≥ 1` bytes.
-    pub fn new(len: u64) -> Self {
-        assert!(len > 0, "BLAKE3 trees of empty inputs have no nodes");
+    /// The tree over `len` bytes; `None` for an empty input, which has no nodes.
+    pub fn new(len: u64) -> Option<Self> {
+        if len == 0 {
+            return None;
+        }
+        // At most 2^54 chunks, so the root's level is at most 54 and every node's byte range
+        // below stays within `len`.
         let chunks = len.div_ceil(CHUNK_BYTES);
         let top = chunks.next_power_of_two().trailing_zeros();
-        Self { len, chunks, top }
+        Some(Self { len, chunks, top })
     }
 
     /// Input length in bytes.
@@ -57,24 +64,32 @@ impl TreeShape {
         self.top
     }
 
-    /// Number of nodes at level `h` (promoted ones included).
-    pub fn level_len(&self, h: u32) -> u64 {
-        debug_assert!(h <= self.top);
-        (self.chunks + (1u64 << h) - 1) >> h
+    /// Number of nodes at level `h` (promoted ones included); `None` above the root.
+    pub fn level_len(&self, h: u32) -> Option<u64> {
+        // `h ≤ top ≤ 54`: the shift cannot overflow.
+        (h <= self.top).then(|| self.chunks.div_ceil(1u64 << h))
     }
 
-    /// Byte range `[start, end)` of node `(h, i)`.
-    pub fn node_bytes(&self, h: u32, i: u64) -> (u64, u64) {
+    /// Byte range `[start, end)` of node `(h, i)`; `None` when there is no such node.
+    pub fn node_bytes(&self, h: u32, i: u64) -> Option<(u64, u64)> {
+        if i >= self.level_len(h)? {
+            return None;
+        }
+        // `i < ⌈chunks / 2^h⌉`, so `i·2^h < chunks` and `i·2^h·CHUNK_BYTES < len + CHUNK_BYTES`:
+        // the start is within the input; the end is clipped to it.
         let start = (i << h) * CHUNK_BYTES;
+        // `(i + 1)·2^h < chunks + 2^h ≤ 2^55`; the bytes past it may pass `u64::MAX`.
         let end = ((i + 1) << h).saturating_mul(CHUNK_BYTES).min(self.len);
-        (start, end)
+        Some((start, end))
     }
 
     /// Whether node `(h, i)` (with `h ≥ 1`) has no right child, so its chaining value is its
-    /// left child's.
-    pub fn is_promoted(&self, h: u32, i: u64) -> bool {
-        debug_assert!(h >= 1);
-        2 * i + 1 >= self.level_len(h - 1)
+    /// left child's; `None` for a chunk (`h = 0`) or a node that does not exist.
+    pub fn is_promoted(&self, h: u32, i: u64) -> Option<bool> {
+        if h == 0 || i >= self.level_len(h)? {
+            return None;
+        }
+        Some(2 * i + 1 >= self.level_len(h - 1)?)
     }
 }
 
@@ -84,19 +99,41 @@ mod tests {
 
     #[test]
     fn shape_counts_chunks_and_levels() {
-        let s = TreeShape::new(1);
+        let shape = |len| TreeShape::new(len).expect("not empty");
+        let s = shape(1);
         assert_eq!((s.chunks(), s.top()), (1, 0));
-        let s = TreeShape::new(1024);
+        let s = shape(1024);
         assert_eq!((s.chunks(), s.top()), (1, 0));
-        let s = TreeShape::new(1025);
+        let s = shape(1025);
         assert_eq!((s.chunks(), s.top()), (2, 1));
-        let s = TreeShape::new(5 * 1024 - 8);
+        let s = shape(5 * 1024 - 8);
         assert_eq!((s.chunks(), s.top()), (5, 3));
-        assert_eq!(s.level_len(1), 3);
-        assert!(s.is_promoted(1, 2));
-        assert!(s.is_promoted(2, 1));
-        assert!(!s.is_promoted(3, 0));
-        assert_eq!(s.node_bytes(0, 4), (4096, 5 * 1024 - 8));
-        assert_eq!(s.node_bytes(2, 1), (4096, 5 * 1024 - 8));
+        assert_eq!(s.level_len(1), Some(3));
+        assert_eq!(s.is_promoted(1, 2), Some(true));
+        assert_eq!(s.is_promoted(2, 1), Some(true));
+        assert_eq!(s.is_promoted(3, 0), Some(false));
+        assert_eq!(s.node_bytes(0, 4), Some((4096, 5 * 1024 - 8)));
+        assert_eq!(s.node_bytes(2, 1), Some((4096, 5 * 1024 - 8)));
+    }
+
+    #[test]
+    fn hostile_arguments_give_none() {
+        assert_eq!(TreeShape::new(0), None);
+        let s = TreeShape::new(5 * 1024 - 8).expect("not empty");
+        assert_eq!(s.level_len(4), None);
+        assert_eq!(s.level_len(64), None);
+        assert_eq!(s.node_bytes(0, 5), None);
+        assert_eq!(s.node_bytes(60, u64::MAX), None);
+        assert_eq!(s.node_bytes(3, 1), None);
+        assert_eq!(s.is_promoted(0, 0), None);
+        assert_eq!(s.is_promoted(1, 3), None);
+        let huge = TreeShape::new(u64::MAX).expect("not empty");
+        assert_eq!((huge.chunks(), huge.top()), (1 << 54, 54));
+        assert_eq!(
+            huge.node_bytes(0, (1 << 54) - 1),
+            Some((u64::MAX - 1023, u64::MAX))
+        );
+        assert_eq!(huge.node_bytes(54, 0), Some((0, u64::MAX)));
+        assert_eq!(huge.level_len(54), Some(1));
     }
 }

@@ -70,9 +70,14 @@ pub fn verify(
         });
     }
 
-    let shape = TreeShape::new(len);
-    let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64));
-    let expected = chunks.byte_len(&shape);
+    // A codeword shape has at least one 8-byte word and at most 2^62 bytes, and the rows are in
+    // range: the tree and its chunks exist.
+    let shape = TreeShape::new(len).expect("a codeword has at least one byte");
+    let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64))
+        .expect("rows in range end within the codeword");
+    let expected = chunks
+        .byte_len(&shape)
+        .expect("rows in range lie within the tree");
     if opening.chunks.len() as u64 != expected {
         return Err(VerifyError::ChunkBytes {
             expected,
@@ -93,7 +98,10 @@ pub fn verify(
         let leaves = chunks
             .iter()
             .zip(opening.chunks.chunks(CHUNK_BYTES as usize))
-            .map(|(c, bytes)| (c, subtree_cv(c * CHUNK_BYTES, bytes)))
+            .map(|(c, bytes)| {
+                let cv = subtree_cv(c * CHUNK_BYTES, bytes).expect("one whole chunk at a chunk's offset");
+                (c, cv)
+            })
             .collect();
         let mut used = 0usize;
         let root = fold_root(&shape, leaves, |_, _| {
@@ -108,7 +116,9 @@ pub fn verify(
             });
         }
         match root {
-            Ok(root) => root,
+            Ok(root) => {
+                root.expect("distinct chunks in range of a tree of two or more chunks fold to its root")
+            }
             Err(never) => match never {},
         }
     };
@@ -121,7 +131,9 @@ pub fn verify(
         .map(|&row| {
             let start = row as u64 * row_bytes;
             let first_chunk = start / CHUNK_BYTES;
-            let position = chunks.position(first_chunk);
+            let position = chunks
+                .position(first_chunk)
+                .expect("a row's first chunk is in the set");
             let at = (position * CHUNK_BYTES + start % CHUNK_BYTES) as usize;
             opening.chunks[at..at + row_bytes as usize]
                 .chunks_exact(8)

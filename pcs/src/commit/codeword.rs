@@ -74,7 +74,9 @@ pub fn commit_codeword_with(
             TreeKind::Chunks => {
                 let hasher = StreamingHasher::new(shape, log_block_rows)?;
                 for (k, block) in blocks {
-                    hasher.absorb(k << log_block_rows, block);
+                    hasher
+                        .absorb(k << log_block_rows, block)
+                        .expect("the codeword's own aligned blocks, each once");
                 }
                 let (root, tree) = hasher.into_tree(DEFAULT_PIECE_LEVEL)?;
                 (vec![root], ProverTree::Chunks(tree))
@@ -82,7 +84,9 @@ pub fn commit_codeword_with(
             TreeKind::Rows => {
                 let hasher = RowTreeHasher::new(scheme, shape, log_block_rows)?;
                 for (k, block) in blocks {
-                    hasher.absorb(k << log_block_rows, block);
+                    hasher
+                        .absorb(k << log_block_rows, block)
+                        .expect("the codeword's own aligned blocks, each once");
                 }
                 let (cap, tree) = hasher.finish(None)?;
                 (cap, ProverTree::Rows(tree))

@@ -41,6 +41,12 @@ pub enum CommitError {
         /// The codeword's size.
         bytes: u64,
     },
+    /// The allocator refused the [`StreamingHasher`]'s state (chaining values, stitching slots).
+    #[error("cannot allocate the streaming hasher's state of {bytes} bytes")]
+    HasherAllocation {
+        /// The state's size (`u64::MAX` when it overflows).
+        bytes: u64,
+    },
     /// The encode finished without handing over every block (an encoder bug).
     #[error("the encode handed over {absorbed} of {blocks} row blocks")]
     IncompleteStream {

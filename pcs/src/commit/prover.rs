@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use super::buffer::BufferPool;
 use super::node::le_bytes;
+use super::node::node_cv;
 use super::rows::RowTree;
 use super::tree::ChainingTree;
 use crate::touch::WorkerTouch;
 use ntt_verify::Commitment;
-use ntt_verify::tree::{ChunkSet, fold_root, subtree_cv};
+use ntt_verify::tree::{ChunkSet, fold_root};
 use ntt_verify::{Opening, Proof, RowOpening, TreeKind};
 
 /// Why an opening could not be made.
@@ -191,15 +192,19 @@ impl ProverData {
         let shape = *tree.shape();
         let bytes = le_bytes(&self.codeword);
         let row_bytes = 8 * self.commitment.lanes() as u64;
-        let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64));
-        let mut chunk_bytes = Vec::with_capacity(chunks.byte_len(&shape) as usize);
+        let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64))
+            .expect("rows in range end within the codeword");
+        let total = chunks
+            .byte_len(&shape)
+            .expect("rows in range lie within the tree");
+        let mut chunk_bytes = Vec::with_capacity(total as usize);
         let mut leaves = Vec::with_capacity(chunks.count() as usize);
         for c in chunks.iter() {
-            let (start, end) = shape.node_bytes(0, c);
+            let (start, end) = shape.node_bytes(0, c).expect("an opened chunk is in the tree");
             let chunk = &bytes[start as usize..end as usize];
             chunk_bytes.extend_from_slice(chunk);
             if shape.top() > 0 {
-                leaves.push((c, subtree_cv(start, chunk)));
+                leaves.push((c, node_cv(start, chunk)));
             }
         }
         let mut siblings = Vec::new();
@@ -210,7 +215,7 @@ impl ProverData {
                 Ok::<_, std::convert::Infallible>(cv)
             });
             debug_assert_eq!(
-                root.ok(),
+                root.ok().flatten(),
                 Some(self.commitment.root()),
                 "stored tree disagrees with the root"
             );

@@ -42,11 +42,12 @@ use std::time::{Duration, Instant};
 use blake3::hazmat::ChainingValue;
 
 use super::committer::CommitError;
-use super::node::{AtomicCv, le_bytes};
+use super::node::{AtomicCv, le_bytes, node_cv};
 use super::tree::ChainingTree;
+use crate::shape::memory;
 use crate::shape::{CodewordShape, ShapeError};
-use crate::sink::RowSink;
-use ntt_verify::tree::{CHUNK_BYTES, TreeShape, parent_cv, root_hash, subtree_cv};
+use crate::sink::{RowSink, RowSinkError};
+use ntt_verify::tree::{CHUNK_BYTES, TreeShape, parent_cv, root_hash};
 
 /// Default largest level hashed in one call, and the finest level whose chaining values are
 /// stored: 2^6 chunks = 64 KiB. A 16 KiB piece (the width of BLAKE3's AVX-512 path) leaves its 15
@@ -54,6 +55,20 @@ use ntt_verify::tree::{CHUNK_BYTES, TreeShape, parent_cv, root_hash, subtree_cv}
 /// for 64 MiB in 512 KiB blocks, relative to `blake3::hash` of the same bytes
 /// (`benches/examples/hash_cpu_time.rs`, medians of 9): level 4 +11%, level 6 +3%, level 9 +3%.
 pub const DEFAULT_PIECE_LEVEL: u32 = 6;
+
+/// States up to this size are allocated without asking the system how much memory it has.
+const CHECKED_STATE_BYTES: u64 = 64 << 20;
+
+/// `n` values made by `make`, in a box reserved fallibly: the allocator's refusal is
+/// [`CommitError::HasherAllocation`] of the whole state's `bytes`.
+fn filled<T>(n: u64, bytes: u64, make: impl FnMut() -> T) -> Result<Box<[T]>, CommitError> {
+    let refused = || CommitError::HasherAllocation { bytes };
+    let n = usize::try_from(n).map_err(|_| refused())?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| refused())?;
+    out.resize_with(n, make);
+    Ok(out.into_boxed_slice())
+}
 
 /// Words in a staged chunk.
 const CHUNK_WORDS: usize = (CHUNK_BYTES / 8) as usize;
@@ -157,8 +172,11 @@ impl StreamingHasher {
     /// A hasher for a codeword of this shape, fed in blocks of `2^log_block_rows` rows.
     ///
     /// # Errors
-    /// [`CommitError::BlockLargerThanCodeword`], or [`ShapeError::Unaddressable`] for a
-    /// codeword larger than this host can address.
+    /// [`CommitError::BlockLargerThanCodeword`], [`ShapeError::Unaddressable`] for a codeword
+    /// larger than this host can address, [`ShapeError::ExceedsMemory`] when the hasher's own
+    /// state (at most about 1/32 of the codeword for blocks of a chunk or more, a copy of it for smaller
+    /// ones) does not fit in the memory available, or [`CommitError::HasherAllocation`] when
+    /// the allocator refuses it.
     pub fn new(codeword: CodewordShape, log_block_rows: u32) -> Result<Self, CommitError> {
         Self::with_piece_level(codeword, log_block_rows, DEFAULT_PIECE_LEVEL)
     }
@@ -186,9 +204,9 @@ impl StreamingHasher {
             return Err(ShapeError::Unaddressable { shape: codeword }.into());
         }
         let row_bytes = codeword.row_bytes();
-        let shape = TreeShape::new(len);
+        let shape = TreeShape::new(len).expect("a codeword has at least one byte");
         let block_bytes = row_bytes << log_block_rows;
-        let blocks = 1usize << (log_rows - log_block_rows);
+        let blocks = 1u64 << (log_rows - log_block_rows);
         let top = shape.top();
 
         let (stitch, dense_level) = if top == 0 || block_bytes < CHUNK_BYTES {
@@ -198,20 +216,42 @@ impl StreamingHasher {
             (Stitch::PerBoundary, fits.min(piece_level).min(top - 1))
         };
         let piece_level = piece_level.min(top.saturating_sub(1));
-        let slots: Box<[Slot]> = match stitch {
-            Stitch::PerChunk => (0..shape.chunks()).map(|_| Slot::new(true, 0)).collect(),
+        let (slot_count, staged) = match stitch {
+            Stitch::PerChunk => (shape.chunks(), true),
             Stitch::PerBoundary if !block_bytes.is_multiple_of(CHUNK_BYTES << dense_level) => {
-                let staged = !block_bytes.is_multiple_of(CHUNK_BYTES);
-                (1..blocks).map(|_| Slot::new(staged, dense_level)).collect()
+                (blocks - 1, !block_bytes.is_multiple_of(CHUNK_BYTES))
             }
-            Stitch::PerBoundary => Box::default(),
+            Stitch::PerBoundary => (0, false),
         };
-        let dense = (dense_level..top)
-            .map(|h| (0..shape.level_len(h)).map(|_| AtomicCv::default()).collect())
-            .collect();
-        let arrivals = (dense_level + 1..=top)
-            .map(|h| (0..shape.level_len(h)).map(|_| AtomicU8::new(0)).collect())
-            .collect();
+        let level_len = |h| shape.level_len(h).expect("a level of the tree");
+        let dense_nodes: u64 = (dense_level..top).map(level_len).sum();
+        let parents: u64 = (dense_level + 1..=top).map(level_len).sum();
+        let slot_bytes = size_of::<Slot>() as u128
+            + if staged { CHUNK_BYTES as u128 } else { 0 }
+            + u128::from(dense_level) * size_of::<Rendezvous>() as u128;
+        let state = u128::from(slot_count) * slot_bytes
+            + u128::from(dense_nodes) * size_of::<AtomicCv>() as u128
+            + u128::from(parents) * size_of::<AtomicU8>() as u128
+            + u128::from(blocks) * size_of::<AtomicBool>() as u128;
+        let bytes = u64::try_from(state).unwrap_or(u64::MAX);
+        if bytes > isize::MAX as u64 {
+            return Err(CommitError::HasherAllocation { bytes });
+        }
+        // Every byte of the state is written as it is made: refuse what the machine cannot hold
+        // rather than have the kernel kill the process halfway. Small states skip the check.
+        if bytes > CHECKED_STATE_BYTES {
+            memory::ensure_available("the streaming hasher's state", bytes)?;
+        }
+        let slots = filled(slot_count, bytes, || Slot::new(staged, dense_level))?;
+        let mut dense = Vec::with_capacity((top - dense_level) as usize);
+        for h in dense_level..top {
+            dense.push(filled(level_len(h), bytes, AtomicCv::default)?);
+        }
+        let mut arrivals = Vec::with_capacity((top - dense_level) as usize);
+        for h in dense_level + 1..=top {
+            arrivals.push(filled(level_len(h), bytes, AtomicU8::default)?);
+        }
+        let seen = filled(blocks, bytes, AtomicBool::default)?;
         Ok(Self {
             shape,
             lanes,
@@ -225,7 +265,7 @@ impl StreamingHasher {
             dense,
             arrivals,
             slots,
-            seen: (0..blocks).map(|_| AtomicBool::new(false)).collect(),
+            seen,
             absorbed: AtomicUsize::new(0),
             root: OnceLock::new(),
             busy_nanos: AtomicU64::new(0),
@@ -270,32 +310,37 @@ impl StreamingHasher {
         Ok((root, ChainingTree::new(self.shape, first, levels)))
     }
 
-    /// Claims block `first_row / block_rows`, panicking on a broken [`RowSink`] contract.
-    fn claim_block(&self, first_row: usize, rows: &[u64]) {
+    /// Claims block `first_row / block_rows`, refusing a block that breaks the [`RowSink`]
+    /// contract (nothing of it is hashed then).
+    fn claim_block(&self, first_row: usize, rows: &[u64]) -> Result<(), RowSinkError> {
         let block_rows = 1usize << self.log_block_rows;
-        assert!(
-            first_row.is_multiple_of(block_rows) && rows.len() == block_rows * self.lanes,
-            "row sink contract broken: block at row {first_row} with {} words, expected aligned blocks of {} rows × {} lanes",
-            rows.len(),
-            block_rows,
-            self.lanes
-        );
+        if !first_row.is_multiple_of(block_rows) || rows.len() != block_rows * self.lanes {
+            return Err(RowSinkError::new(format!(
+                "block at row {first_row} with {} words, expected aligned blocks of {} rows × {} lanes",
+                rows.len(),
+                block_rows,
+                self.lanes
+            )));
+        }
         let block = first_row >> self.log_block_rows;
-        assert!(
-            block < self.seen.len(),
-            "row sink contract broken: row {first_row} past 2^{} rows",
-            self.log_rows
-        );
-        assert!(
-            !self.seen[block].swap(true, Ordering::Relaxed),
-            "row sink contract broken: block at row {first_row} handed over twice"
-        );
+        if block >= self.seen.len() {
+            return Err(RowSinkError::new(format!(
+                "block at row {first_row} past the codeword's 2^{} rows",
+                self.log_rows
+            )));
+        }
+        if self.seen[block].swap(true, Ordering::Relaxed) {
+            return Err(RowSinkError::new(format!(
+                "block at row {first_row} handed over twice"
+            )));
+        }
+        Ok(())
     }
 
     /// Hashes the pure node `(h, i)` whose bytes are `bytes` and delivers it.
     fn hash_and_deliver(&self, h: u32, i: u64, bytes: &[u8]) {
-        let (start, _) = self.shape.node_bytes(h, i);
-        let cv = subtree_cv(start, bytes);
+        let (start, _) = self.shape.node_bytes(h, i).expect("a node of the tree");
+        let cv = node_cv(start, bytes);
         // A clipped node below the dense level stands for the promoted dense node above it.
         let level = h.max(self.dense_level);
         self.deliver(level, (i << h) >> level, cv);
@@ -309,7 +354,11 @@ impl StreamingHasher {
             debug_assert!(h < top);
             self.dense[(h - self.dense_level) as usize][i as usize].store(&cv);
             let parent = i / 2;
-            if self.shape.is_promoted(h + 1, parent) {
+            if self
+                .shape
+                .is_promoted(h + 1, parent)
+                .expect("a parent in the tree")
+            {
                 (h, i) = (h + 1, parent);
                 continue;
             }
@@ -346,7 +395,7 @@ impl StreamingHasher {
                 h -= 1;
             }
             let i = c >> h;
-            let (a, b) = self.shape.node_bytes(h, i);
+            let (a, b) = self.shape.node_bytes(h, i).expect("a node of the tree");
             self.hash_and_deliver(
                 h,
                 i,
@@ -394,7 +443,7 @@ impl StreamingHasher {
     fn absorb_per_chunk(&self, s: u64, block: &[u8]) {
         let e = s + block.len() as u64;
         for c in s / CHUNK_BYTES..e.div_ceil(CHUNK_BYTES) {
-            let (a, b) = self.shape.node_bytes(0, c);
+            let (a, b) = self.shape.node_bytes(0, c).expect("a chunk of the tree");
             if a >= s && b <= e {
                 self.chunk_done(c, &block[(a - s) as usize..(b - s) as usize]);
                 continue;
@@ -444,7 +493,7 @@ impl StreamingHasher {
                 _ => self.stage(slot, a, a, at(a, p)),
             };
             if let Some((chunk, chunk_len)) = staged {
-                let cv = subtree_cv(a, &chunk[..chunk_len]);
+                let cv = node_cv(a, &chunk[..chunk_len]);
                 self.climb_slot(slot, p, 0, cv);
             }
         }
@@ -452,8 +501,8 @@ impl StreamingHasher {
             let start = p - p % (CHUNK_BYTES << h);
             let mid = start + (CHUNK_BYTES << (h - 1));
             let cv = match side {
-                1 if p <= mid && mid < len => subtree_cv(mid, at(mid, (start + (CHUNK_BYTES << h)).min(len))),
-                0 if p >= mid => subtree_cv(start, at(start, mid)),
+                1 if p <= mid && mid < len => node_cv(mid, at(mid, (start + (CHUNK_BYTES << h)).min(len))),
+                0 if p >= mid => node_cv(start, at(start, mid)),
                 _ => continue,
             };
             if let Some(parent) = slot.levels[(h - 1) as usize].offer(side, &cv) {
@@ -486,10 +535,15 @@ impl StreamingHasher {
 }
 
 impl RowSink for StreamingHasher {
-    fn absorb(&self, first_row: usize, rows: &[u64]) {
+    /// Hashes one block.
+    ///
+    /// # Errors
+    /// A block that is misaligned, of the wrong size, past the codeword's end or handed over
+    /// a second time; the hasher's state is unchanged then.
+    fn absorb(&self, first_row: usize, rows: &[u64]) -> Result<(), RowSinkError> {
         let started = Instant::now();
         let _span = tracing::trace_span!("hash", first_row).entered();
-        self.claim_block(first_row, rows);
+        self.claim_block(first_row, rows)?;
         let bytes = le_bytes(rows);
         let s = first_row as u64 * self.row_bytes;
         match self.stitch {
@@ -499,6 +553,7 @@ impl RowSink for StreamingHasher {
         self.absorbed.fetch_add(1, Ordering::AcqRel);
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.busy_nanos.fetch_add(nanos, Ordering::Relaxed);
+        Ok(())
     }
 }
 

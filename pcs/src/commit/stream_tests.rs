@@ -5,6 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::*;
+use crate::shape::MAX_LOG_ROWS;
 
 fn random_codeword(rng: &mut ChaCha8Rng, words: usize) -> Vec<u64> {
     (0..words).map(|_| rng.random()).collect()
@@ -35,10 +36,12 @@ fn stream(
         for _ in 0..threads {
             scope.spawn(|| {
                 while let Some(&block) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    hasher.absorb(
-                        block << log_block_rows,
-                        &codeword[block * block_words..][..block_words],
-                    );
+                    hasher
+                        .absorb(
+                            block << log_block_rows,
+                            &codeword[block * block_words..][..block_words],
+                        )
+                        .expect("aligned blocks, each once");
                 }
             });
         }
@@ -51,9 +54,9 @@ fn check_tree(tree: &ChainingTree, codeword: &[u64]) {
     let bytes = le_bytes(codeword);
     let shape = tree.shape();
     for h in 0..shape.top() {
-        for i in 0..shape.level_len(h) {
-            let (start, end) = shape.node_bytes(h, i);
-            let direct = subtree_cv(start, &bytes[start as usize..end as usize]);
+        for i in 0..shape.level_len(h).expect("a level of the tree") {
+            let (start, end) = shape.node_bytes(h, i).expect("a node of the tree");
+            let direct = node_cv(start, &bytes[start as usize..end as usize]);
             assert_eq!(tree.node_cv(h, i, &bytes), direct, "node ({h}, {i})");
         }
     }
@@ -117,7 +120,9 @@ fn finish_reports_missing_blocks() {
     let hasher = StreamingHasher::new(shape(4, 3), 1).expect("valid");
     let codeword = vec![7u64; 3 << 4];
     for block in 0..7 {
-        hasher.absorb(block << 1, &codeword[block * 6..][..6]);
+        hasher
+            .absorb(block << 1, &codeword[block * 6..][..6])
+            .expect("aligned");
     }
     assert_eq!(
         hasher.finish(),
@@ -129,19 +134,49 @@ fn finish_reports_missing_blocks() {
 }
 
 #[test]
-#[should_panic(expected = "handed over twice")]
-fn a_block_handed_over_twice_is_a_contract_violation() {
+fn blocks_that_break_the_contract_are_refused_and_change_nothing() {
+    let codeword: Vec<u64> = (0..3 << 4).map(|w| w * 0x9e37_79b9).collect();
     let hasher = StreamingHasher::new(shape(4, 3), 1).expect("valid");
-    let block = [1u64; 6];
-    hasher.absorb(2, &block);
-    hasher.absorb(2, &block);
+    let block = |k: usize| &codeword[k * 6..][..6];
+    hasher.absorb(2, block(1)).expect("first hand-over");
+    let refusals = [
+        (2, block(1), "handed over twice"),
+        (1, block(0), "expected aligned blocks"),
+        (4, &codeword[24..27], "expected aligned blocks"),
+        (16, block(0), "past the codeword"),
+        (usize::MAX - 1, block(0), "past the codeword"),
+        (0, &[][..], "expected aligned blocks"),
+    ];
+    for (first_row, rows, why) in refusals {
+        let err = hasher.absorb(first_row, rows).expect_err(why);
+        assert!(err.reason().contains(why), "{err}");
+    }
+    for k in (0..8).filter(|&k| k != 1) {
+        hasher.absorb(k << 1, block(k)).expect("aligned, once");
+    }
+    assert_eq!(hasher.finish(), Ok(blake3_of(&codeword)));
 }
 
 #[test]
-#[should_panic(expected = "contract broken")]
-fn a_misaligned_block_is_a_contract_violation() {
-    let hasher = StreamingHasher::new(shape(4, 3), 1).expect("valid");
-    hasher.absorb(1, &[1u64; 6]);
+fn states_too_large_for_the_machine_are_errors_not_aborts() {
+    let refused = |log_rows, lanes, log_block_rows| {
+        let result = StreamingHasher::new(shape(log_rows, lanes), log_block_rows);
+        assert!(
+            matches!(
+                result,
+                Err(CommitError::HasherAllocation { .. }
+                    | CommitError::Shape(ShapeError::ExceedsMemory { .. }))
+            ),
+            "2^{log_rows} rows × {lanes} lanes in blocks of 2^{log_block_rows}: {result:?}"
+        );
+    };
+    refused(59, 1, 0);
+    refused(50, 64, 20);
+    refused(MAX_LOG_ROWS, 1, MAX_LOG_ROWS);
+    // Terabytes, within the address space: refused from what the system says it has.
+    if cfg!(target_os = "linux") {
+        refused(40, 1, 3);
+    }
 }
 
 #[test]

@@ -2,7 +2,8 @@
 
 use blake3::hazmat::ChainingValue;
 
-use ntt_verify::tree::{TreeShape, subtree_cv};
+use super::node::node_cv;
+use ntt_verify::tree::TreeShape;
 
 /// Chaining values of every node at level `first_level` and above (root excluded); the nodes
 /// below are recomputed from the codeword when an opening needs them.
@@ -42,7 +43,10 @@ impl ChainingTree {
         if h >= self.first_level {
             return self.levels[(h - self.first_level) as usize][i as usize];
         }
-        let (start, end) = self.shape.node_bytes(h, i);
-        subtree_cv(start, &codeword[start as usize..end as usize])
+        let (start, end) = self
+            .shape
+            .node_bytes(h, i)
+            .expect("a sibling is a node of the tree");
+        node_cv(start, &codeword[start as usize..end as usize])
     }
 }

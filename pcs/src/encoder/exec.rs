@@ -16,7 +16,7 @@ use super::layers::{
 };
 use super::rows::SharedRows;
 use crate::plan::{DeepPass, Gather, GatheredPass, Plan, Source};
-use crate::sink::RowSink;
+use crate::sink::GuardedSink;
 use crate::twiddle::Twiddles;
 use ntt_kernels::Backend;
 use ntt_runtime::{RunError, TaskContext, ThreadPool};
@@ -38,7 +38,7 @@ pub(crate) struct Run<'a> {
     pub plan: &'a Plan,
     pub dst: SharedRows,
     pub msg: Message<'a>,
-    pub sink: Option<&'a dyn RowSink>,
+    pub sink: Option<&'a GuardedSink<'a>>,
 }
 
 /// Runs `f` over `0..count` in pieces of `grain` units, split on demand: the worker that owns
@@ -437,7 +437,7 @@ impl Run<'_> {
         if deep.inner_log_group_rows == 0
             && let Some(sink) = self.sink
         {
-            sink.absorb(first_row, rows);
+            sink.hand_over(first_row, rows);
         }
     }
 
@@ -531,7 +531,7 @@ impl Run<'_> {
             );
         }
         if let Some(sink) = self.sink {
-            sink.absorb(first_row, rows);
+            sink.hand_over(first_row, rows);
         }
     }
 
@@ -579,13 +579,13 @@ impl Run<'_> {
                 piece_index as u64,
             );
             if let Some(sink) = self.sink {
-                sink.absorb(first_row + (p << log_piece), piece);
+                sink.hand_over(first_row + (p << log_piece), piece);
             }
         }
     }
 
     /// Hands the finished buffer to the sink in blocks (when no deep task could).
-    fn sink_blocks(&self, pool: &ThreadPool, sink: &dyn RowSink) -> Result<(), RunError> {
+    fn sink_blocks(&self, pool: &ThreadPool, sink: &GuardedSink<'_>) -> Result<(), RunError> {
         let n = self.lanes();
         let log_block = self.plan.sink.log_block_rows;
         let block_words = n << log_block;
@@ -593,7 +593,7 @@ impl Run<'_> {
             for b in range {
                 // SAFETY: every pass has finished; nothing writes the buffer any more.
                 let rows = unsafe { self.dst.slice(b * block_words, block_words) };
-                sink.absorb(b << log_block, rows);
+                sink.hand_over(b << log_block, rows);
             }
         })
     }

@@ -20,7 +20,7 @@ use crate::domain::Domain;
 use crate::pages::advise_huge_pages;
 use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::shape::{CommitParams, MessageLayout, Shape, ShapeError};
-use crate::sink::RowSink;
+use crate::sink::{GuardedSink, RowSink, RowSinkError};
 use crate::touch::populate;
 use crate::twiddle::Twiddles;
 use crate::wisdom::Wisdom;
@@ -34,10 +34,14 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 /// Why an encode was refused. Nothing is written when one of these is returned, except for
-/// [`EncodeError::TaskPanicked`].
+/// [`EncodeError::TaskPanicked`] and [`EncodeError::Sink`].
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EncodeError {
+    /// The [`RowSink`] refused a block of rows (the first refusal; it was handed nothing after
+    /// it). The codeword is complete; what the sink holds is its own affair.
+    #[error("the row sink refused a block of rows: {0}")]
+    Sink(RowSinkError),
     /// The buffers do not make a shape within the limits (see [`Shape`]).
     #[error(transparent)]
     Shape(#[from] ShapeError),
@@ -64,6 +68,14 @@ pub enum EncodeError {
     /// codeword's first rows, so it is row-major.
     #[error("an in-place encode takes a row-major message (`.layout(MessageLayout::Rows)`)")]
     InPlaceNeedsRows,
+}
+
+/// The sink's first refusal of an encode, as its error.
+fn refusal(sink: Option<GuardedSink<'_>>) -> Result<(), EncodeError> {
+    match sink.and_then(GuardedSink::into_refusal) {
+        Some(e) => Err(EncodeError::Sink(e)),
+        None => Ok(()),
+    }
 }
 
 /// Encodes interleaved lanes; cheap to clone (the pool is shared).
@@ -252,6 +264,7 @@ impl Encoder {
         // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
         // view.
         let dst = unsafe { SharedRows::new(data.as_mut_ptr(), data.len()) };
+        let sink = sink.map(GuardedSink::new);
         self.run(
             &Run {
                 backend: self.backend,
@@ -259,11 +272,12 @@ impl Encoder {
                 plan: &plan,
                 dst,
                 msg: Message::InPlace,
-                sink,
+                sink: sink.as_ref(),
             },
             Direction::Forward,
             fresh,
-        )
+        )?;
+        refusal(sink)
     }
 
     /// Encodes a separate message, laid out as `params` says, into `codeword` (which may be
@@ -328,6 +342,7 @@ impl Encoder {
             MessageLayout::Rows => Message::Rows(msg),
             MessageLayout::Lanes => Message::Lanes(msg),
         };
+        let sink = sink.map(GuardedSink::new);
         self.run(
             &Run {
                 backend: self.backend,
@@ -335,11 +350,12 @@ impl Encoder {
                 plan: &plan,
                 dst,
                 msg,
-                sink,
+                sink: sink.as_ref(),
             },
             Direction::Forward,
             fresh,
-        )
+        )?;
+        refusal(sink)
     }
 
     /// The inverse of the full transform (interpolation): codeword rows in, novel-basis

@@ -110,7 +110,7 @@ impl Run<'_> {
                     let absorb = g.add(move |_| {
                         // SAFETY: every segment node of the task has finished; nothing writes
                         // these rows any more.
-                        sink.absorb(row, unsafe { self.dst.slice(row * n, sub_words) });
+                        sink.hand_over(row, unsafe { self.dst.slice(row * n, sub_words) });
                     });
                     for &c in &segment_ids {
                         g.depend(c, absorb);

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use ntt_kernels::{Backend, ColumnStart};
-use ntt_pcs::{Encoder, RowSink};
+use ntt_pcs::{Encoder, RowSink, RowSinkError};
 use ntt_runtime::{ThreadPool, ThreadPoolBuilder};
 use std::collections::HashMap;
 use std::mem::MaybeUninit;
@@ -103,11 +103,12 @@ pub struct Recorder {
 }
 
 impl RowSink for Recorder {
-    fn absorb(&self, first_row: usize, rows: &[u64]) {
+    fn absorb(&self, first_row: usize, rows: &[u64]) -> Result<(), RowSinkError> {
         self.blocks
             .lock()
             .expect("recorder lock")
             .push((first_row, rows.to_vec()));
+        Ok(())
     }
 }
 

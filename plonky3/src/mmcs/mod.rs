@@ -260,7 +260,8 @@ impl Mmcs<Poly64> for Blake3Mmcs {
             }
             let (chunk_bytes, siblings) = tree.open(matrix, &rows);
             let distinct: Vec<u64> = first_of_each(&rows).into_iter().map(|(row, _)| row).collect();
-            let chunks = ChunkSet::of_rows(row_bytes(matrix), rows.iter().copied());
+            let chunks =
+                ChunkSet::of_rows(row_bytes(matrix), rows.iter().copied()).expect("rows of the matrix");
             openings.push(MatrixOpening {
                 rest: leave_out_rows(&chunk_bytes, &chunks, row_bytes(matrix), &distinct),
                 siblings,
@@ -368,8 +369,12 @@ fn verify_openings<R: AsRef<[Poly64]>>(
             .into_iter()
             .map(|(row, q)| (row, &*claimed[q]))
             .collect();
-        let chunks = ChunkSet::of_rows(shape.row_bytes(), rows.iter().copied());
-        let total = chunks.byte_len(&TreeShape::new(shape.bytes()));
+        // A checked codeword shape has at least one byte and reduced rows are within it.
+        let chunks = ChunkSet::of_rows(shape.row_bytes(), rows.iter().copied()).expect("rows of the matrix");
+        let tree = TreeShape::new(shape.bytes()).expect("a codeword has at least one byte");
+        let total = chunks
+            .byte_len(&tree)
+            .expect("rows of the matrix lie within its tree");
         let chunk_bytes = put_back_rows(&opening.rest, total, &chunks, shape.row_bytes(), &distinct).ok_or(
             E::RestBytes {
                 matrix,

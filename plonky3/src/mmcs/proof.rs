@@ -47,7 +47,10 @@ fn row_offsets<'a>(
 ) -> impl Iterator<Item = usize> + 'a {
     rows.into_iter().map(move |row| {
         let start = row * row_bytes;
-        (chunks.position(start / CHUNK_BYTES) * CHUNK_BYTES + start % CHUNK_BYTES) as usize
+        let position = chunks
+            .position(start / CHUNK_BYTES)
+            .expect("an opened row's first chunk is opened");
+        (position * CHUNK_BYTES + start % CHUNK_BYTES) as usize
     })
 }
 
@@ -99,13 +102,13 @@ mod tests {
         // 64 rows of 40 bytes: rows straddle chunk boundaries, and rows 25 and 26 share a chunk.
         let row_bytes = 40;
         let all: Vec<u8> = (0..64 * row_bytes as u32).map(|k| (k * 31 + 7) as u8).collect();
-        let shape = TreeShape::new(all.len() as u64);
+        let shape = TreeShape::new(all.len() as u64).unwrap();
         let rows = [3u64, 25, 26, 63];
-        let chunks = ChunkSet::of_rows(row_bytes, rows);
+        let chunks = ChunkSet::of_rows(row_bytes, rows).unwrap();
         let chunk_bytes: Vec<u8> = chunks
             .iter()
             .flat_map(|c| {
-                let (start, end) = shape.node_bytes(0, c);
+                let (start, end) = shape.node_bytes(0, c).unwrap();
                 all[start as usize..end as usize].to_vec()
             })
             .collect();
@@ -115,7 +118,7 @@ mod tests {
             .iter()
             .map(|&r| (r, &all[(r * row_bytes) as usize..((r + 1) * row_bytes) as usize]))
             .collect();
-        let total = chunks.byte_len(&shape);
+        let total = chunks.byte_len(&shape).unwrap();
         assert_eq!(
             put_back_rows(&rest, total, &chunks, row_bytes, &claimed),
             Some(chunk_bytes)

@@ -15,7 +15,12 @@
 
 use super::bytes::{byte_len, row_bytes, with_bytes};
 use blake3::hazmat::ChainingValue;
-use ntt_pcs::ntt_verify::tree::{ChunkSet, TreeShape, fold_root, parent_cv, root_hash, subtree_cv};
+use ntt_pcs::ntt_verify::tree::{ChunkSet, TreeShape, fold_root, parent_cv, root_hash};
+
+/// The chaining value of a whole node of the tree whose bytes start at `offset`.
+fn subtree_cv(offset: u64, bytes: &[u8]) -> ChainingValue {
+    ntt_pcs::ntt_verify::tree::subtree_cv(offset, bytes).expect("the bytes of a node of the tree")
+}
 use ntt_runtime::ThreadPool;
 use p3_binary_field::Poly64;
 use p3_matrix::Matrix;
@@ -50,7 +55,7 @@ impl MatrixTree {
     /// on `pool`.
     pub(crate) fn build<M: Matrix<Poly64>>(matrix: &M, pool: &ThreadPool) -> Self {
         let len = byte_len(matrix);
-        let shape = TreeShape::new(len);
+        let shape = TreeShape::new(len).expect("a matrix has at least one value");
         if shape.top() <= PIECE_LEVEL {
             let root = with_bytes(matrix, 0, len, |bytes| *blake3::hash(bytes).as_bytes());
             return Self {
@@ -59,12 +64,13 @@ impl MatrixTree {
                 levels: Vec::new(),
             };
         }
-        let mut pieces = vec![ChainingValue::default(); shape.level_len(PIECE_LEVEL) as usize];
+        let mut pieces =
+            vec![ChainingValue::default(); shape.level_len(PIECE_LEVEL).expect("below the root") as usize];
         pool.with_work_estimate(Duration::from_nanos(len / HASH_BYTES_PER_NS), || {
             pool.chunks_mut(&mut pieces, PIECES_PER_TASK, |task, cvs, _| {
                 for (k, cv) in cvs.iter_mut().enumerate() {
                     let node = (task * PIECES_PER_TASK + k) as u64;
-                    let (start, end) = shape.node_bytes(PIECE_LEVEL, node);
+                    let (start, end) = shape.node_bytes(PIECE_LEVEL, node).expect("a piece of the tree");
                     *cv = with_bytes(matrix, start, end, |bytes| subtree_cv(start, bytes));
                 }
             });
@@ -106,7 +112,7 @@ impl MatrixTree {
         match kept {
             Some(level) => level[i as usize],
             None => {
-                let (start, end) = self.shape.node_bytes(h, i);
+                let (start, end) = self.shape.node_bytes(h, i).expect("a node of the tree");
                 with_bytes(matrix, start, end, |bytes| subtree_cv(start, bytes))
             }
         }
@@ -116,11 +122,17 @@ impl MatrixTree {
     /// tree was built from: the bytes of every chunk holding a byte of those rows, in chunk
     /// order, and the sibling chaining values up to the root, in `ntt_verify`'s fold order.
     pub(crate) fn open<M: Matrix<Poly64>>(&self, matrix: &M, rows: &[u64]) -> (Vec<u8>, Vec<ChainingValue>) {
-        let chunks = ChunkSet::of_rows(row_bytes(matrix), rows.iter().copied());
-        let mut chunk_bytes = Vec::with_capacity(chunks.byte_len(&self.shape) as usize);
+        let chunks = ChunkSet::of_rows(row_bytes(matrix), rows.iter().copied()).expect("rows of the matrix");
+        let total = chunks
+            .byte_len(&self.shape)
+            .expect("rows of the matrix lie within its tree");
+        let mut chunk_bytes = Vec::with_capacity(total as usize);
         let mut leaves = Vec::with_capacity(chunks.count() as usize);
         for c in chunks.iter() {
-            let (start, end) = self.shape.node_bytes(0, c);
+            let (start, end) = self
+                .shape
+                .node_bytes(0, c)
+                .expect("an opened chunk is in the tree");
             with_bytes(matrix, start, end, |bytes| {
                 chunk_bytes.extend_from_slice(bytes);
                 if self.shape.top() > 0 {
@@ -136,7 +148,7 @@ impl MatrixTree {
                 Ok::<_, std::convert::Infallible>(cv)
             });
             debug_assert_eq!(
-                root.ok(),
+                root.ok().flatten(),
                 Some(self.root),
                 "the kept tree disagrees with its root"
             );
@@ -201,8 +213,8 @@ mod tests {
         let tree = MatrixTree::build(&m, &pool());
         assert_eq!(tree.levels.len(), 3);
         for h in PIECE_LEVEL..tree.shape.top() {
-            for i in 0..tree.shape.level_len(h) {
-                let (start, end) = tree.shape.node_bytes(h, i);
+            for i in 0..tree.shape.level_len(h).expect("a level of the tree") {
+                let (start, end) = tree.shape.node_bytes(h, i).expect("a node of the tree");
                 let expected = subtree_cv(start, &all[start as usize..end as usize]);
                 assert_eq!(tree.node_cv(h, i, &m), expected, "node ({h}, {i})");
             }
