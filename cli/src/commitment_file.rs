@@ -1,42 +1,136 @@
-//! The commitment file `ntt open --commitment` writes and `ntt verify --commitment` reads:
-//! `{"version": 1, "format_version": 1, "root": "<64 hex digits>", "log_rows": D, "lanes": N, ...}`,
-//! or for a row tree `"tree": "rows", "hash", "cap_height", "cap": [...]` in place of `"root"`
-//! (docs/FORMAT.md).
+//! The commitment file `ntt open --commitment` writes and `ntt verify --commitment` reads: the
+//! library's serialized commitment,
+//! `{"format_version": 1, "root": "<64 hex digits>", "log_rows": D, "lanes": N, "basis": B}`
+//! (`basis` may be left out: `polynomial`); for a row tree `"tree": "rows", "hash",
+//! "cap_height", "cap": [...]` in place of `"root"` (docs/FORMAT.md).
+//!
+//! Earlier releases wrote a `"version": 1` key as well (six keys), and documented a file with
+//! `version` in place of `format_version`: both still read. When both keys are there they must
+//! agree.
 
 use crate::error::CliError;
 use crate::files::{self, FileArg};
-use crate::report::{self, JSON_VERSION};
-use ntt_pcs::Commitment;
-use serde::Deserialize;
+use ntt_pcs::{COMMITMENT_FORMAT_VERSION, Commitment};
+use serde_json::Value;
 
 /// A commitment file is a few hundred bytes; anything much larger is not one.
 const MAX_BYTES: u64 = 64 << 10;
 
-pub fn write(arg: &FileArg, commitment: &Commitment) -> Result<(), CliError> {
-    files::write_bytes(arg, report::json(commitment)?.as_bytes())
-}
+/// The key earlier releases wrote (and documented) for the version.
+const LEGACY_VERSION_KEY: &str = "version";
+/// The one version key, the library's.
+const VERSION_KEY: &str = "format_version";
 
-#[derive(Deserialize)]
-struct CommitmentFile {
-    version: u32,
-    #[serde(flatten)]
-    commitment: Commitment,
+pub fn write(arg: &FileArg, commitment: &Commitment) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(commitment)? + "\n";
+    files::write_bytes(arg, text.as_bytes())
 }
 
 pub fn read(arg: &FileArg) -> Result<Commitment, CliError> {
     let bytes = files::read_bounded(arg, MAX_BYTES, "a commitment file")?;
-    let file: CommitmentFile = serde_json::from_slice(&bytes).map_err(|e| {
+    parse(&bytes).map_err(|why| {
         CliError::Input(format!(
-            "{} is not a commitment file (as `ntt open --commitment` writes): {e}",
+            "{} is not a commitment file (as `ntt open --commitment` writes): {why}",
             arg.source_name()
         ))
-    })?;
-    if file.version != JSON_VERSION {
-        return Err(CliError::Input(format!(
-            "{} is a version {} commitment file; this build reads version {JSON_VERSION}",
-            arg.source_name(),
-            file.version
-        )));
+    })
+}
+
+/// The commitment in a file's bytes, or why there is none.
+fn parse(bytes: &[u8]) -> Result<Commitment, String> {
+    let mut value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let Some(object) = value.as_object_mut() else {
+        return Err("not a JSON object".to_owned());
+    };
+    if let Some(legacy) = object.remove(LEGACY_VERSION_KEY) {
+        match object.get(VERSION_KEY) {
+            Some(current) if *current != legacy => {
+                return Err(format!(
+                    "`{LEGACY_VERSION_KEY}` ({legacy}) and `{VERSION_KEY}` ({current}) disagree"
+                ));
+            }
+            Some(_) => {}
+            None => {
+                object.insert(VERSION_KEY.to_owned(), legacy);
+            }
+        }
     }
-    Ok(file.commitment)
+    match object.get(VERSION_KEY) {
+        None => return Err(format!("missing field `{VERSION_KEY}`")),
+        Some(v) if v.as_u64() != Some(u64::from(COMMITMENT_FORMAT_VERSION)) => {
+            return Err(format!(
+                "a version {v} commitment file; this build reads version {COMMITMENT_FORMAT_VERSION}"
+            ));
+        }
+        Some(_) => {}
+    }
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ntt_pcs::CodewordShape;
+
+    fn commitment() -> Commitment {
+        Commitment::new([0xab; 32], CodewordShape::new(3, 5).expect("valid"))
+    }
+
+    #[test]
+    fn the_written_form_has_one_version_key_and_reads_back() {
+        let written = serde_json::to_string(&commitment()).expect("serializes");
+        let keys: Vec<String> = serde_json::from_str::<serde_json::Map<String, Value>>(&written)
+            .expect("an object")
+            .keys()
+            .cloned()
+            .collect();
+        // serde_json's map lists keys sorted.
+        assert_eq!(keys, ["basis", "format_version", "lanes", "log_rows", "root"]);
+        assert_eq!(parse(written.as_bytes()), Ok(commitment()));
+    }
+
+    #[test]
+    fn every_earlier_form_reads() {
+        let root = "ab".repeat(32);
+        for text in [
+            // As the documentation described it.
+            format!(r#"{{"version": 1, "root": "{root}", "log_rows": 3, "lanes": 5}}"#),
+            // As earlier releases wrote it: both keys.
+            format!(
+                r#"{{"version": 1, "format_version": 1, "root": "{root}", "log_rows": 3, "lanes": 5, "basis": "polynomial"}}"#
+            ),
+            format!(r#"{{"format_version": 1, "root": "{root}", "log_rows": 3, "lanes": 5}}"#),
+        ] {
+            assert_eq!(parse(text.as_bytes()), Ok(commitment()), "{text}");
+        }
+    }
+
+    #[test]
+    fn versions_are_checked() {
+        let root = "ab".repeat(32);
+        for (text, why) in [
+            (
+                format!(r#"{{"root": "{root}", "log_rows": 3, "lanes": 5}}"#),
+                "missing field `format_version`",
+            ),
+            (
+                format!(r#"{{"version": 2, "root": "{root}", "log_rows": 3, "lanes": 5}}"#),
+                "version 2",
+            ),
+            (
+                format!(
+                    r#"{{"version": 1, "format_version": 2, "root": "{root}", "log_rows": 3, "lanes": 5}}"#
+                ),
+                "disagree",
+            ),
+            (
+                format!(r#"{{"format_version": "1", "root": "{root}", "log_rows": 3, "lanes": 5}}"#),
+                "version \"1\"",
+            ),
+            ("[1]".to_owned(), "not a JSON object"),
+        ] {
+            let err = parse(text.as_bytes()).expect_err(&text);
+            assert!(err.contains(why), "{text}: {err}");
+        }
+    }
 }
