@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod commitment_file;
 mod engine;
+mod environment;
 mod error;
 mod files;
 mod input;
@@ -75,15 +76,32 @@ fn default_sigpipe() {
 
 /// `NTT_LOG` (a `tracing` filter, e.g. `debug` or `ntt_pcs=trace`) prints on stderr one line
 /// per closed span with its time: the commit's stages and the encoder's passes.
-fn init_logging() {
+///
+/// # Errors
+/// An `NTT_LOG` that is not UTF-8 or not a filter (exit code 2, as every `NTT_*` variable).
+fn init_logging() -> Result<(), CliError> {
+    use tracing_subscriber::EnvFilter;
+    use tracing_subscriber::filter::LevelFilter;
     use tracing_subscriber::fmt::format::FmtSpan;
+    let spec = ntt_runtime::env::var(LOG_ENV)
+        .map_err(|e| CliError::Input(e.to_string()))?
+        .unwrap_or_default();
+    // As `EnvFilter::from_env` reads an unset variable: errors only.
+    let filter = EnvFilter::builder()
+        .with_default_directive(LevelFilter::ERROR.into())
+        .parse(&spec)
+        .map_err(|e| CliError::Input(format!("{LOG_ENV}={spec:?}: not a tracing filter: {e}")))?;
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("NTT_LOG"))
+        .with_env_filter(filter)
         .with_span_events(FmtSpan::CLOSE)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .init();
+    Ok(())
 }
+
+/// The variable `init_logging` reads.
+const LOG_ENV: &str = "NTT_LOG";
 
 fn run(command: Command) -> Result<(), CliError> {
     match command {
@@ -100,11 +118,19 @@ fn run(command: Command) -> Result<(), CliError> {
 
 fn main() -> ExitCode {
     default_sigpipe();
-    init_logging();
+    if let Err(e) = files::remove_temporaries_on_signals() {
+        eprintln!(
+            "warning: cannot watch for SIGINT and SIGTERM ({e}); an interrupted write may leave a temporary file"
+        );
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage(&e),
     };
+    if let Err(err) = init_logging().and_then(|()| environment::check()) {
+        eprintln!("error: {err}");
+        return ExitCode::from(err.exit_code());
+    }
     // A panic is a bug in the engine, never the user's input: report it as an internal failure
     // (the panic message is already on stderr) rather than with Rust's 101.
     let result = std::panic::catch_unwind(|| run(cli.command)).unwrap_or_else(|payload| {

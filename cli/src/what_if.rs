@@ -10,28 +10,17 @@ use ntt_runtime::{TOPOLOGY_ENV, Topology, TopologySpec, WorkerLayout};
 
 /// The topology source a command was asked for: its `--topology` flag, else `NTT_TOPOLOGY`.
 ///
-/// A malformed `NTT_TOPOLOGY` is warned about and read as unset (a typo in the environment
-/// should not stop a command); a malformed `--topology` is an error.
-///
 /// # Errors
-/// A `--topology` that is none of the accepted forms (exit code 2).
+/// A `--topology` or `NTT_TOPOLOGY` that is none of the accepted forms, or an `NTT_TOPOLOGY`
+/// that is not UTF-8 (exit code 2), as for every `NTT_*` variable.
 pub fn requested(flag: Option<&str>) -> Result<TopologySpec, CliError> {
     match flag {
         Some(text) => TopologySpec::parse(text).map_err(|e| CliError::Input(e.to_string())),
-        None => Ok(TopologySpec::from_env().unwrap_or_else(|e| {
-            warn_malformed_env(&e);
-            TopologySpec::Hwloc
-        })),
+        None => TopologySpec::from_env().map_err(|e| match e {
+            ntt_runtime::TopologyError::Env(e) => CliError::Input(e.to_string()),
+            e => CliError::Input(format!("{TOPOLOGY_ENV}: {e}")),
+        }),
     }
-}
-
-/// Warns once per process, however many pools a command builds, that `NTT_TOPOLOGY` was not
-/// understood (the runtime's own parser said why) and is read as unset.
-fn warn_malformed_env(error: &ntt_runtime::TopologyError) {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        eprintln!("warning: {TOPOLOGY_ENV}: {error}; reading the topology as if it were unset");
-    });
 }
 
 /// Loads the topology `spec` names (this machine's, or a what-if's).

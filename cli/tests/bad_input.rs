@@ -11,6 +11,8 @@ use std::time::Duration;
 struct Case {
     args: &'static str,
     env: Vec<(&'static str, &'static str)>,
+    /// Variables set to raw bytes (not UTF-8).
+    env_bytes: Vec<(&'static str, &'static [u8])>,
     code: i32,
     message: &'static str,
     /// Files that must not exist afterwards (no partial output).
@@ -29,6 +31,7 @@ fn case(args: &'static str, code: i32, message: &'static str) -> Case {
     Case {
         args,
         env: Vec::new(),
+        env_bytes: Vec::new(),
         code,
         message,
         absent: Vec::new(),
@@ -42,6 +45,11 @@ fn case(args: &'static str, code: i32, message: &'static str) -> Case {
 impl Case {
     fn env(mut self, var: &'static str, value: &'static str) -> Self {
         self.env.push((var, value));
+        self
+    }
+
+    fn env_bytes(mut self, var: &'static str, value: &'static [u8]) -> Self {
+        self.env_bytes.push((var, value));
         self
     }
 
@@ -143,8 +151,66 @@ fn cases() -> Vec<Case> {
             .env("NTT_WISDOM", "/dev/zero")
             .within(30),
         case("plan --log-n 12 --lanes 4 --threads 1", 0, "more than the").env("NTT_WISDOM", "@/huge.json"),
-        // A typo in the topology source is not silently ignored.
-        case("plan --log-n 12 --lanes 4 --threads 1", 0, "warning: NTT_TOPOLOGY: unknown topology source `bogus`").env("NTT_TOPOLOGY", "bogus"),
+        // A typo in the topology source is bad input, as for every NTT_* variable.
+        case("plan --log-n 12 --lanes 4 --threads 1", 2, "NTT_TOPOLOGY=\"bogus\": unknown topology source `bogus`").env("NTT_TOPOLOGY", "bogus"),
+        // Every NTT_* variable: malformed or not UTF-8 is bad input, named.
+        case("commit --input @/good.bin --lanes 4", 2, "NTT_IDLE_SPIN_US=\"abc\"").env("NTT_IDLE_SPIN_US", "abc"),
+        case("commit --input @/good.bin --lanes 4", 2, "NTT_IDLE_SPIN_US=\"-1\"").env("NTT_IDLE_SPIN_US", "-1"),
+        case("commit --input @/good.bin --lanes 4", 2, "NTT_IDLE_SPIN_US").env("NTT_IDLE_SPIN_US", "18446744073709551616"),
+        case("commit --input @/good.bin --lanes 4", 2, "NTT_THREADS=\"\u{fffd}\": not valid UTF-8").env_bytes("NTT_THREADS", b"\xff"),
+        case("commit --input @/good.bin --lanes 4", 2, "NTT_BACKEND=\"\u{fffd}\": not valid UTF-8").env_bytes("NTT_BACKEND", b"\xff"),
+        case("witness --log-n 4 --output @/wb.bin", 2, "NTT_BACKEND=\"sse9\"").env("NTT_BACKEND", "sse9").absent("@/wb.bin"),
+        case("witness --log-n 4 --output @/wb.bin", 2, "NTT_COLUMNS").env_bytes("NTT_COLUMNS", b"line\xff").absent("@/wb.bin"),
+        case("plan --log-n 12 --lanes 4 --threads 1", 2, "NTT_TOPOLOGY=\"xml:\u{fffd}\": not valid UTF-8").env_bytes("NTT_TOPOLOGY", b"xml:\xff"),
+        case("witness --log-n 4 --output -", 2, "NTT_LOG=\"ntt=loud\": not a tracing filter").env("NTT_LOG", "ntt=loud"),
+        case("witness --log-n 4 --output -", 2, "NTT_SOMETHING_NEW").env_bytes("NTT_SOMETHING_NEW", b"\xfe"),
+        // What-if topologies: read only from small regular files, never forever.
+        case("topology --topology xml:/dev/zero", 2, "not a regular file").within(30),
+        case("topology --topology xml:@/fifo", 2, "not a regular file").within(30),
+        case("topology --topology xml:@/huge.xml", 2, "more than the 8388608").within(30),
+        case("plan --log-n 12 --lanes 4 --topology xml:/dev/zero", 2, "not a regular file").within(30),
+        case("plan --log-n 12 --lanes 4 --threads 1", 2, "not a regular file").env("NTT_TOPOLOGY", "xml:/dev/zero").within(30),
+        case("plan --log-n 12 --lanes 4 --threads 1", 2, "not a regular file").env("NTT_TOPOLOGY", "xml:@/fifo").within(30),
+        // Synthetic machines above the documented size are refused before hwloc builds them.
+        case("topology", 2, "10000000000000 PUs is more than the 8192")
+            .env("NTT_TOPOLOGY", "synthetic:pack:100000 core:100000 pu:1000")
+            .within(30),
+        case("plan --log-n 12 --lanes 4", 2, "4194304 PUs is more than the 8192")
+            .env("NTT_TOPOLOGY", "synthetic:pack:64 core:1024 pu:64")
+            .within(30),
+        case("topology --json", 0, "").env("NTT_TOPOLOGY", "synthetic:pack:4 core:1024 pu:2").within(60),
+        // The commitment file: as documented, as earlier releases wrote it, and as now.
+        case("verify --commitment @/c-documented.json --rows 1 --proof @/p.bin", 0, ""),
+        case("verify --commitment @/c-six-keys.json --rows 1 --proof @/p.bin", 0, ""),
+        case("verify --commitment @/c-disagree.json --rows 1 --proof @/p.bin", 2, "disagree"),
+        // Two outputs on one file, or an output on an input, are refused before anything runs.
+        case(
+            "open --input @/good.bin --lanes 4 --log-inv-rate 1 --rows 1 --output @/same.bin --commitment @/same.bin",
+            2,
+            "--output and --commitment name the same file",
+        )
+        .absent("@/same.bin"),
+        case(
+            "open --input @/good.bin --lanes 4 --log-inv-rate 1 --rows 1 --output @/p.bin --commitment @/./p.bin",
+            2,
+            "name the same file",
+        )
+        .unchanged("@/p.bin"),
+        case("encode --input @/good.bin --lanes 4 --log-inv-rate 1 --output @/good.bin", 2, "is the file --input reads")
+            .unchanged("@/good.bin"),
+        case("encode --input @/good.bin --lanes 4 --log-inv-rate 1 --output @/good-hard.bin", 2, "is the file --input reads")
+            .unchanged("@/good.bin"),
+        case("encode --input @/good.bin --lanes 4 --log-inv-rate 1 --output @/good-sym.bin", 2, "is the file --input reads")
+            .unchanged("@/good.bin"),
+        case("commit --input @/good.bin --lanes 4 --save-codeword @/good.bin", 2, "is the file --input reads")
+            .unchanged("@/good.bin"),
+        case(
+            "open --input @/good.bin --lanes 4 --log-inv-rate 1 --rows 1 --output @/good.bin",
+            2,
+            "is the file --input reads",
+        )
+        .unchanged("@/good.bin"),
+        case("encode --input @/good.bin --lanes 4 --log-inv-rate 1 --output /dev/null", 0, ""),
         // Outputs: never partial, never half-replaced.
         case(
             "encode --input @/odd.bin --lanes 4 --log-inv-rate 1 --output @/keep.bin",
@@ -264,6 +330,29 @@ fn every_bad_input_gets_its_exit_code_and_message() {
         &format!("{d}/c.json"),
     ]);
     assert!(open.status.success(), "{}", stderr(&open));
+    std::fs::hard_link(dir.join("good.bin"), dir.join("good-hard.bin")).unwrap();
+    std::os::unix::fs::symlink(dir.join("good.bin"), dir.join("good-sym.bin")).unwrap();
+    std::fs::write(dir.join("huge.xml"), vec![b' '; 9 << 20]).unwrap();
+    // The commitment file in the forms other releases and the documentation used.
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("c.json")).unwrap()).unwrap();
+    let (root, log_rows, lanes) = (&written["root"], &written["log_rows"], &written["lanes"]);
+    for (name, file) in [
+        (
+            "c-documented.json",
+            serde_json::json!({"version": 1, "root": root, "log_rows": log_rows, "lanes": lanes}),
+        ),
+        (
+            "c-six-keys.json",
+            serde_json::json!({"version": 1, "format_version": 1, "root": root, "log_rows": log_rows, "lanes": lanes, "basis": "polynomial"}),
+        ),
+        (
+            "c-disagree.json",
+            serde_json::json!({"version": 2, "format_version": 1, "root": root, "log_rows": log_rows, "lanes": lanes}),
+        ),
+    ] {
+        std::fs::write(dir.join(name), file.to_string()).unwrap();
+    }
 
     for case in cases() {
         // Split first, then substitute, so a directory with spaces stays one argument.
@@ -278,6 +367,10 @@ fn every_bad_input_gets_its_exit_code_and_message() {
         cmd.current_dir(&dir);
         for (var, value) in &case.env {
             cmd.env(var, value.replace('@', d));
+        }
+        for (var, value) in &case.env_bytes {
+            use std::os::unix::ffi::OsStrExt;
+            cmd.env(var, std::ffi::OsStr::from_bytes(value));
         }
         if let Some(bytes) = case.address_space {
             let limit = libc::rlimit {

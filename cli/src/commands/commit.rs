@@ -139,6 +139,10 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     }
     files::one_stdin(&[("--input", args.input.as_ref())])?;
     let scheme = args.tree.scheme()?;
+    files::distinct(
+        &[("--save-codeword", args.save_codeword.as_ref())],
+        &[("--input", args.input.as_ref())],
+    )?;
     let witness = match &args.input {
         Some(arg) => input::read_words(arg)?,
         None => workload::witness(workload::DEFAULT_LOG_WORDS, workload::DEFAULT_SEED),

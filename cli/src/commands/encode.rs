@@ -45,6 +45,10 @@ struct Report {
 
 pub fn run(args: EncodeArgs) -> Result<(), CliError> {
     let w = &args.witness;
+    files::distinct(
+        &[("--output", Some(&args.output))],
+        &[("--input", Some(&w.input))],
+    )?;
     let witness = input::read_words(&w.input)?;
     let shape = Shape::of_witness(witness.len(), w.lanes, w.log_inv_rate, w.expansion.expansion())?;
     memory::ensure_available("the codeword", shape.codeword_bytes())?;

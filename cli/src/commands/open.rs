@@ -58,13 +58,15 @@ struct Report {
 }
 
 pub fn run(args: OpenArgs) -> Result<(), CliError> {
-    if args.output.is_std() && args.commitment.as_ref().is_some_and(FileArg::is_std) {
-        return Err(CliError::Input(
-            "--output and --commitment cannot both write standard output (`-`)".to_owned(),
-        ));
-    }
     let scheme = args.tree.scheme()?;
     let w = &args.witness;
+    files::distinct(
+        &[
+            ("--output", Some(&args.output)),
+            ("--commitment", args.commitment.as_ref()),
+        ],
+        &[("--input", Some(&w.input))],
+    )?;
     let witness = input::read_words(&w.input)?;
     let committer = engine::committer_on(args.engine.threads, args.domain.domain())?
         .with_expansion(w.expansion.expansion());

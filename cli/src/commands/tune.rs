@@ -331,10 +331,14 @@ fn save_wisdom(
             significant: b.significant,
         });
     }
-    kept.save(&path).map_err(|source| CliError::Write {
-        what: format!("`{}`", path.display()),
-        source,
-    })?;
+    // Through the writer of every other output: the same modes, and no litter on a signal.
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
+            what: format!("`{}`", dir.display()),
+            source,
+        })?;
+    }
+    files::write_bytes(&FileArg::Path(path.clone()), kept.to_json()?.as_bytes())?;
     Ok(path)
 }
 

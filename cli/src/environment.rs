@@ -1,0 +1,39 @@
+//! The engine's environment variables, checked before a command runs: every `NTT_*` variable
+//! that is set must be valid UTF-8, and those that name something must name something that
+//! exists, or the command stops with exit code 2 naming the variable. (The pool checks
+//! `NTT_THREADS` and `NTT_IDLE_SPIN_US` when it is built, with the same exit code.)
+
+use crate::error::CliError;
+use ntt_kernels::{BackendKind, ColumnStart};
+use ntt_runtime::env::{self, EnvError};
+use ntt_runtime::{TOPOLOGY_ENV, TopologySpec};
+
+/// `NTT_WISDOM` is a path, which need not be UTF-8.
+const PATH_VARIABLES: [&str; 1] = [ntt_pcs::wisdom::WISDOM_ENV];
+
+/// Checks every `NTT_*` variable of the environment.
+///
+/// # Errors
+/// [`CliError::Input`] naming the first variable that is not UTF-8 or names nothing.
+pub fn check() -> Result<(), CliError> {
+    let bad = |e: EnvError| CliError::Input(e.to_string());
+    let mut names: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| name.starts_with("NTT_") && !PATH_VARIABLES.contains(&name.as_str()))
+        .collect();
+    names.sort();
+    for name in &names {
+        env::var(name).map_err(bad)?;
+    }
+    let named = |name: &str, parse: fn(&str) -> Result<(), String>| env::parse(name, parse).map_err(bad);
+    named("NTT_BACKEND", |v| {
+        v.parse::<BackendKind>().map(drop).map_err(|e| e.to_string())
+    })?;
+    named("NTT_COLUMNS", |v| {
+        v.parse::<ColumnStart>().map(drop).map_err(|e| e.to_string())
+    })?;
+    named(TOPOLOGY_ENV, |v| {
+        TopologySpec::parse(v).map(drop).map_err(|e| e.to_string())
+    })?;
+    Ok(())
+}
