@@ -140,7 +140,7 @@ impl Slot {
 /// let hasher = StreamingHasher::new(CodewordShape::new(log_rows, lanes)?, log_block_rows)?;
 /// let block_words = lanes << log_block_rows;
 /// for (k, block) in codeword.chunks(block_words).enumerate().rev() {
-///     hasher.absorb(k << log_block_rows, block);
+///     hasher.absorb(k << log_block_rows, block)?;
 /// }
 /// let bytes: Vec<u8> = codeword.iter().flat_map(|w| w.to_le_bytes()).collect();
 /// assert_eq!(hasher.finish()?, *blake3::hash(&bytes).as_bytes());
