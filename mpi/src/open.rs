@@ -35,8 +35,9 @@ pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Resu
             "row {row} is outside the codeword's {n_rows} rows"
         )));
     }
-    let tree = TreeShape::new(shape.codeword_bytes());
-    let chunks = ChunkSet::of_rows(8 * shape.lanes() as u64, rows.iter().copied());
+    let tree = TreeShape::new(shape.codeword_bytes()).expect("a codeword has at least one byte");
+    let chunks = ChunkSet::of_rows(8 * shape.lanes() as u64, rows.iter().copied())
+        .expect("rows in range end within the codeword");
     // The siblings the walk asks for: positions only, the same on every rank.
     let mut wanted = Vec::new();
     if tree.top() > 0 {
@@ -56,12 +57,12 @@ pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Resu
 
     let mut nodes = mine.nodes.clone();
     for &(h, i) in &wanted {
-        let span = tree.node_bytes(h, i);
+        let span = tree.node_bytes(h, i).expect("a sibling is a node of the tree");
         if inside(span) {
             nodes.push(Node {
                 level: h,
                 index: i,
-                cv: subtree_cv(span.0, local(span)),
+                cv: subtree_cv(span.0, local(span)).expect("a whole node's bytes"),
             });
         }
     }
@@ -69,7 +70,7 @@ pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Resu
     let mut message = (nodes.len() as u64).to_le_bytes().to_vec();
     message.extend(encode_nodes(&nodes));
     for c in chunks.iter() {
-        let span = tree.node_bytes(0, c);
+        let span = tree.node_bytes(0, c).expect("an opened chunk is in the tree");
         if inside(span) {
             message.extend_from_slice(&c.to_le_bytes());
             message.extend_from_slice(local(span));
@@ -92,11 +93,11 @@ pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Resu
         while !rest.is_empty() {
             let (c, tail) = rest.split_at_checked(8).ok_or(TreeError::Malformed)?;
             let c = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            let (start, end) = tree.node_bytes(0, c);
+            let (start, end) = tree.node_bytes(0, c).ok_or(TreeError::Malformed)?;
             let (chunk, tail) = tail
                 .split_at_checked((end - start) as usize)
                 .ok_or(TreeError::Malformed)?;
-            chunk_bytes[chunks.position(c) as usize] = chunk.to_vec();
+            chunk_bytes[chunks.position(c).ok_or(TreeError::Malformed)? as usize] = chunk.to_vec();
             rest = tail;
         }
     }
@@ -105,14 +106,19 @@ pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Resu
         let leaves = chunks
             .iter()
             .zip(&chunk_bytes)
-            .map(|(c, chunk)| (c, subtree_cv(tree.node_bytes(0, c).0, chunk)))
-            .collect();
+            .map(|(c, chunk)| {
+                let start = tree.node_bytes(0, c).map_or(0, |(start, _)| start);
+                subtree_cv(start, chunk)
+                    .map(|cv| (c, cv))
+                    .ok_or(TreeError::Malformed)
+            })
+            .collect::<Result<_, _>>()?;
         let root = fold_root(&tree, leaves, |h, i| {
             let cv = set.cv(h, i)?;
             siblings.push(cv);
             Ok::<_, TreeError>(cv)
         })?;
-        if root != mine.commitment.root() {
+        if root != Some(mine.commitment.root()) {
             return Err(TreeError::Malformed.into());
         }
     }

@@ -63,7 +63,7 @@ pub fn encode_share(
         .map_err(|_| ShareError::Allocation {
             bytes: split.share_bytes(),
         })?;
-    let tree = TreeShape::new(shape.codeword_bytes());
+    let tree = TreeShape::new(shape.codeword_bytes()).expect("a codeword has at least one byte");
     let sink = NodeSink::new(tree, split.share_offset(), lanes as u64 * 8);
     share_encoder.encode(msg, &mut rows.spare_capacity_mut()[..words], params, Some(&sink))?;
     // SAFETY: `encode` returned `Ok`, so it wrote every one of the first `words` words of the

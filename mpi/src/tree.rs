@@ -10,8 +10,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use blake3::hazmat::ChainingValue;
-use ntt_pcs::RowSink;
 use ntt_pcs::ntt_verify::tree::{CHUNK_BYTES, TreeShape, parent_cv, root_hash, subtree_cv};
+use ntt_pcs::{RowSink, RowSinkError};
 
 /// Bytes of one node on the wire: level (u32), index (u64), chaining value.
 pub const NODE_WIRE_BYTES: usize = 4 + 8 + 32;
@@ -97,7 +97,8 @@ pub fn hash_chunks(tree: &TreeShape, offset: u64, bytes: &[u8]) -> Vec<Node> {
 /// The chaining value of node `(level, index)`, whose bytes lie in `bytes` (starting at codeword
 /// byte `offset`).
 fn node_from_bytes(tree: &TreeShape, level: u32, index: u64, offset: u64, bytes: &[u8]) -> ChainingValue {
-    if level > PIECE_LEVEL && !tree.is_promoted(level, index) {
+    let promoted = || tree.is_promoted(level, index).expect("a node of the tiling");
+    if level > PIECE_LEVEL && !promoted() {
         let left = node_from_bytes(tree, level - 1, 2 * index, offset, bytes);
         let right = node_from_bytes(tree, level - 1, 2 * index + 1, offset, bytes);
         return parent_cv(&left, &right);
@@ -105,8 +106,8 @@ fn node_from_bytes(tree: &TreeShape, level: u32, index: u64, offset: u64, bytes:
     if level > PIECE_LEVEL {
         return node_from_bytes(tree, level - 1, 2 * index, offset, bytes);
     }
-    let (from, to) = tree.node_bytes(level, index);
-    subtree_cv(from, &bytes[(from - offset) as usize..(to - offset) as usize])
+    let (from, to) = tree.node_bytes(level, index).expect("a node of the tiling");
+    subtree_cv(from, &bytes[(from - offset) as usize..(to - offset) as usize]).expect("a whole node's bytes")
 }
 
 /// Chaining values of nodes, looked up by `(level, index)`, merged upwards on demand.
@@ -120,7 +121,7 @@ impl NodeSet {
     /// An empty set for the tree over `len` codeword bytes.
     pub fn new(len: u64) -> Self {
         Self {
-            tree: TreeShape::new(len),
+            tree: TreeShape::new(len).expect("a codeword has at least one byte"),
             known: HashMap::new(),
         }
     }
@@ -144,11 +145,11 @@ impl NodeSet {
         if let Some(cv) = self.known.get(&(level, index)) {
             return Ok(*cv);
         }
-        if level == 0 || index >= self.tree.level_len(level) {
+        if level == 0 || self.tree.level_len(level).is_none_or(|n| index >= n) {
             return Err(TreeError::Missing { level, index });
         }
         let left = self.cv(level - 1, 2 * index)?;
-        if self.tree.is_promoted(level, index) {
+        if self.tree.is_promoted(level, index) == Some(true) {
             return Ok(left);
         }
         Ok(parent_cv(&left, &self.cv(level - 1, 2 * index + 1)?))
@@ -268,13 +269,13 @@ impl NodeSink {
 }
 
 impl RowSink for NodeSink {
-    fn absorb(&self, first_row: usize, rows: &[u64]) {
+    fn absorb(&self, first_row: usize, rows: &[u64]) -> Result<(), RowSinkError> {
         let offset = self.share_offset + first_row as u64 * self.row_bytes;
         let end = offset + size_of_val(rows) as u64;
         let aligned = |at: u64| at.is_multiple_of(CHUNK_BYTES) || at == self.tree.len();
         if !aligned(offset) || !aligned(end) {
             self.unaligned.store(true, Ordering::Relaxed);
-            return;
+            return Ok(());
         }
         let bytes: Vec<u8>;
         let view: &[u8] = if cfg!(target_endian = "little") {
@@ -290,6 +291,7 @@ impl RowSink for NodeSink {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .extend(hashed);
+        Ok(())
     }
 }
 
