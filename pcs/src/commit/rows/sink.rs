@@ -17,7 +17,7 @@ use super::batch::{hash_pairs, hash_rows};
 use super::tree::RowTree;
 use crate::commit::committer::CommitError;
 use crate::shape::CodewordShape;
-use crate::sink::RowSink;
+use crate::sink::{RowSink, RowSinkError};
 
 /// One level's digests, written by blocks through a raw pointer (each block its own range).
 #[derive(Debug)]
@@ -137,7 +137,7 @@ impl RowTreeHasher {
 }
 
 impl RowSink for RowTreeHasher {
-    fn absorb(&self, first_row: usize, rows: &[u64]) {
+    fn absorb(&self, first_row: usize, rows: &[u64]) -> Result<(), RowSinkError> {
         let started = Instant::now();
         let b = self.log_block_rows;
         let block_rows = 1usize << b;
@@ -146,7 +146,10 @@ impl RowSink for RowTreeHasher {
         if !aligned || k >= self.claimed.len() || self.claimed[k].swap(true, Ordering::AcqRel) {
             // Not a block of this codeword, or one handed over twice: the commit fails.
             self.refused.store(true, Ordering::Relaxed);
-            return;
+            return Err(RowSinkError::new(format!(
+                "rows {first_row}.. ({} words) are not an unclaimed block of 2^{b} rows of this codeword",
+                rows.len()
+            )));
         }
         let hash = self.scheme.hash();
         // SAFETY: block `k` was claimed just now, once, so its leaf range is ours alone.
@@ -161,5 +164,6 @@ impl RowSink for RowTreeHasher {
         self.absorbed.fetch_add(1, Ordering::Release);
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.busy_nanos.fetch_add(nanos, Ordering::Relaxed);
+        Ok(())
     }
 }
