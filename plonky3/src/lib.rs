@@ -50,9 +50,18 @@
 
 #![deny(missing_docs)]
 
+mod merkle;
 mod mmcs;
 mod ntt;
 mod words;
+
+pub use merkle::{
+    Blake3MerkleMmcs, KeccakMerkleMmcs, MerkleMmcs, MerkleProverData, MerkleStats, PlonkyMerkleMmcs, RowHash,
+};
+// What every prover using this crate names: the field, and the hashes of the trees.
+pub use p3_binary_field::{Poly64, Poly192};
+pub use p3_blake3::Blake3;
+pub use p3_keccak::Keccak256Hash;
 
 pub use mmcs::{Blake3Commitment, Blake3Mmcs, Blake3MmcsError, Blake3Proof, Blake3ProverData, MatrixOpening};
 pub use ntt::{EngineNtt, IDLE_SPIN};

@@ -1,8 +1,9 @@
 //! [`EngineNtt`]: the engine's encoder behind Plonky3's `AdditiveNtt<Poly64>`.
 
+use crate::merkle::FusedLeaves;
 use crate::words::{as_uninit_words, as_words, as_words_mut};
 use ntt_kernels::Backend;
-use ntt_pcs::{CommitParams, Domain, EncodeError, Encoder, MessageLayout};
+use ntt_pcs::{CommitParams, Domain, EncodeError, Encoder, MessageLayout, RowSink};
 use ntt_runtime::{PinPolicy, ThreadPool};
 use p3_binary_dft::AdditiveNtt;
 use p3_binary_field::Poly64;
@@ -35,6 +36,9 @@ pub const IDLE_SPIN: Duration = Duration::from_millis(20);
 pub struct EngineNtt {
     /// Encodes on the unshifted Cantor basis; a shifted call derives its own from it.
     encoder: Encoder,
+    /// Row digests of the codewords it encodes, for a `MerkleMmcs` attached to it (shared by
+    /// the clones, which the Mmcs and a prover's domain each hold).
+    fused: Arc<FusedLeaves>,
 }
 
 impl EngineNtt {
@@ -78,6 +82,32 @@ impl EngineNtt {
     pub fn from_encoder(encoder: Encoder) -> Self {
         Self {
             encoder: encoder.with_domain(Domain::cantor()),
+            fused: Arc::default(),
+        }
+    }
+
+    /// The hand-over of row digests to an attached `MerkleMmcs`.
+    pub(crate) fn fused_leaves(&self) -> &Arc<FusedLeaves> {
+        &self.fused
+    }
+
+    /// Encodes `values` (rows of `width`) in place with `encoder`, and hands the row digests
+    /// over when a `MerkleMmcs` is attached.
+    fn encode_in_place_hashing(
+        &self,
+        encoder: &Encoder,
+        values: &mut [Poly64],
+        width: usize,
+        log_inv_rate: u32,
+    ) {
+        let sink = self.fused.sink(values.len(), width);
+        done(encoder.encode_in_place(
+            as_words_mut(values),
+            rows(width, log_inv_rate),
+            sink.as_ref().map(|s| s as &dyn RowSink),
+        ));
+        if let Some(sink) = sink {
+            self.fused.hand_over(sink, values);
         }
     }
 
@@ -173,11 +203,7 @@ impl AdditiveNtt<Poly64> for EngineNtt {
         let width = mat.width();
         // The rows past the message are zero (the caller's promise): the encoder never reads
         // them, it replicates the message into them.
-        done(self.encoder.encode_in_place(
-            as_words_mut(&mut mat.values),
-            rows(width, log_inv_rate as u32),
-            None,
-        ));
+        self.encode_in_place_hashing(&self.encoder, &mut mat.values, width, log_inv_rate as u32);
         mat
     }
 
@@ -198,14 +224,18 @@ impl AdditiveNtt<Poly64> for EngineNtt {
             .expect("codeword length overflows usize");
         // The codeword is written straight from the borrowed message: no zeroed copy first.
         let mut values: Vec<Poly64> = Vec::with_capacity(len);
+        let sink = self.fused.sink(len, width);
         done(self.encoder.encode(
             as_words(mat.values),
             &mut as_uninit_words(values.spare_capacity_mut())[..len],
             rows(width, log_inv_rate as u32),
-            None,
+            sink.as_ref().map(|s| s as &dyn RowSink),
         ));
         // SAFETY: `encode` returned `Ok`, so it wrote all `len` words of the spare capacity.
         unsafe { values.set_len(len) };
+        if let Some(sink) = sink {
+            self.fused.hand_over(sink, &values);
+        }
         RowMajorMatrix::new(values, width)
     }
 
@@ -240,7 +270,7 @@ impl AdditiveNtt<Poly64> for EngineNtt {
             .expect("codeword length overflows usize");
         // The coefficients, zero-padded, then encoded in place at rate 2^-added_bits.
         values.resize(len, Poly64::new(0));
-        done(encoder.encode_in_place(as_words_mut(&mut values), rows(width, added_bits as u32), None));
+        self.encode_in_place_hashing(&encoder, &mut values, width, added_bits as u32);
         RowMajorMatrix::new(values, width)
     }
 }

@@ -55,6 +55,20 @@ pub(crate) fn as_le_bytes(values: &[Poly64]) -> Cow<'_, [u8]> {
     }
 }
 
+/// The bytes of `words` as the engine hashes them: each word little-endian, in order.
+pub(crate) fn words_le_bytes(words: &[u64]) -> Cow<'_, [u8]> {
+    #[cfg(target_endian = "little")]
+    {
+        // SAFETY: `words` is `8 * words.len()` initialised bytes, each word's little-endian bytes
+        // in order on a little-endian host; `u8` has alignment 1, and the slice borrows `words`.
+        Cow::Borrowed(unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), size_of_val(words)) })
+    }
+    #[cfg(not(target_endian = "little"))]
+    {
+        Cow::Owned(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,293 @@
+//! [`MerkleMmcs`]: Plonky3's own binary Merkle trees (`p3_merkle_tree::MerkleTreeMmcs` of a byte
+//! hash), built on the engine's pool and, for a codeword [`EngineNtt`] has just encoded, from the
+//! row digests the encoder's tasks made while the rows were in their caches.
+
+mod fused;
+mod hash;
+mod open;
+mod tree;
+
+pub use fused::MerkleStats;
+pub use hash::RowHash;
+
+use crate::EngineNtt;
+pub(crate) use fused::FusedLeaves;
+use ntt_runtime::{PinPolicy, ThreadPool, ThreadPoolBuilder};
+use p3_binary_field::Poly64;
+use p3_commit::{BatchOpening, BatchOpeningRef, Mmcs};
+use p3_matrix::{Dimensions, Matrix};
+use p3_merkle_tree::{MerkleTreeError, MerkleTreeMmcs, PrunedMerklePaths};
+use p3_symmetric::{CompressionFunctionFromHasher, MerkleCap, SerializingHasher};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use tree::{Digest, Plan};
+
+/// Plonky3's `MerkleTreeMmcs` of the hash `H`, which this Mmcs matches byte for byte.
+pub type PlonkyMerkleMmcs<H> =
+    MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>, CompressionFunctionFromHasher<H, 2, 32>, 2, 32>;
+
+/// [`MerkleMmcs`] with Keccak-256: Plonky3's WHIR benchmark tree.
+pub type KeccakMerkleMmcs = MerkleMmcs<p3_keccak::Keccak256Hash>;
+
+/// [`MerkleMmcs`] with BLAKE3.
+pub type Blake3MerkleMmcs = MerkleMmcs<p3_blake3::Blake3>;
+
+/// Plonky3's binary Merkle tree commitment over `Poly64` matrices, with the hash `H`
+/// ([`KeccakMerkleMmcs`], [`Blake3MerkleMmcs`]): commitments, openings and proofs are, byte for
+/// byte, those of [`PlonkyMerkleMmcs<H>`] (`MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>,
+/// CompressionFunctionFromHasher<H, 2, 32>, 2, 32>`) with the same cap height, so either side
+/// verifies the other's proofs. Several matrices of different heights (on Plonky3's
+/// `⌈max / 2^k⌉` ladder) share one tree as in Plonky3: the tallest are hashed into the leaves,
+/// shorter ones injected where their height lands.
+///
+/// - **Commit** hashes rows and tree levels in parallel on the engine's pool, each task handing
+///   the hasher a run of messages already back to back in memory. When the Mmcs shares its pool
+///   with an [`EngineNtt`] ([`MerkleMmcs::sharing_pool_of`]) and commits a codeword that NTT has
+///   just encoded, the row digests come from the encoder's own tasks, hashed as each block of
+///   rows was finished (see `docs/ARCHITECTURE.md`); any other matrix, or one changed since, is
+///   hashed here.
+/// - **Open** and **multi-open** send Plonky3's sibling paths (pruned for several indices).
+/// - **Verify** is Plonky3's own `verify_batch` and `verify_multi_batch`.
+///
+/// ```
+/// use ntt_plonky3::{EngineNtt, KeccakMerkleMmcs, PlonkyMerkleMmcs};
+/// use p3_binary_dft::AdditiveNtt;
+/// use p3_binary_field::Poly64;
+/// use p3_commit::Mmcs;
+/// use p3_keccak::Keccak256Hash;
+/// use p3_matrix::{Matrix, dense::RowMajorMatrix};
+/// use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
+///
+/// let ntt = EngineNtt::with_workers(1);
+/// let mmcs = KeccakMerkleMmcs::sharing_pool_of(&ntt, 1);
+/// let mut message = RowMajorMatrix::new((0..64u64).map(Poly64::new).collect(), 4);
+/// message.values.resize(128, Poly64::new(0));
+/// let codeword = ntt.ntt_batch_padded(message, 1); // rows hashed as they are finished
+/// let dims = [codeword.dimensions()];
+/// let (commitment, data) = mmcs.commit_matrix(codeword.clone());
+///
+/// let plonky3 = PlonkyMerkleMmcs::<Keccak256Hash>::new(
+///     SerializingHasher::new(Keccak256Hash),
+///     CompressionFunctionFromHasher::new(Keccak256Hash),
+///     1,
+/// );
+/// assert_eq!(commitment, plonky3.commit_matrix(codeword).0);
+/// let opening = mmcs.open_batch(5, &data);
+/// assert!(plonky3.verify_batch(&commitment, &dims, 5, (&opening).into()).is_ok());
+/// assert_eq!(mmcs.stats().fused, 1);
+/// ```
+pub struct MerkleMmcs<H: RowHash> {
+    pool: Arc<ThreadPool>,
+    cap_height: usize,
+    fused: Option<Arc<FusedLeaves>>,
+    times: Arc<tree::Times>,
+    verifier: PlonkyMerkleMmcs<H>,
+}
+
+impl<H: RowHash> Clone for MerkleMmcs<H> {
+    fn clone(&self) -> Self {
+        Self {
+            pool: Arc::clone(&self.pool),
+            cap_height: self.cap_height,
+            fused: self.fused.clone(),
+            times: Arc::clone(&self.times),
+            verifier: self.verifier.clone(),
+        }
+    }
+}
+
+impl<H: RowHash> std::fmt::Debug for MerkleMmcs<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MerkleMmcs")
+            .field("hash", &H::NAME)
+            .field("cap_height", &self.cap_height)
+            .field("workers", &self.pool.num_workers())
+            .field("fused", &self.fused)
+            .finish()
+    }
+}
+
+impl<H: RowHash> MerkleMmcs<H> {
+    /// Hashes on `pool`, committing to the layer `cap_height` below the root (`2^cap_height`
+    /// digests; 0: the root alone).
+    pub fn on_pool(pool: Arc<ThreadPool>, cap_height: usize) -> Self {
+        Self {
+            pool,
+            cap_height,
+            fused: None,
+            times: Arc::default(),
+            verifier: PlonkyMerkleMmcs::new(
+                SerializingHasher::new(H::HASHER),
+                CompressionFunctionFromHasher::new(H::HASHER),
+                cap_height,
+            ),
+        }
+    }
+
+    /// Hashes on a pool of its own, one worker per core (`NTT_THREADS` overrides), pinned as
+    /// [`EngineNtt::with_workers`] pins. [`MerkleMmcs::sharing_pool_of`] an `EngineNtt` avoids a
+    /// second pool and hashes codeword rows as the NTT finishes them.
+    ///
+    /// # Panics
+    /// If the pool cannot be started (the OS refuses threads, or `NTT_THREADS` is malformed).
+    pub fn new(cap_height: usize) -> Self {
+        let builder = ThreadPoolBuilder::new().thread_name(|i| format!("ntt-plonky3-merkle-{i}"));
+        let builder = if ntt_runtime::pinned_cpus().is_empty() {
+            builder
+        } else {
+            builder.pin(PinPolicy::None)
+        };
+        let pool = builder.build().expect("start the engine's worker threads");
+        Self::on_pool(Arc::new(pool), cap_height)
+    }
+
+    /// Hashes on `ntt`'s pool, and has `ntt` (and its clones) hash the rows of every codeword it
+    /// encodes from now on with this hash, in the tasks that finish them: committing that
+    /// codeword next takes those digests instead of reading the rows again. One hash per NTT:
+    /// attaching a Mmcs of another hash replaces this one's (this one then hashes every row
+    /// itself, with the same results).
+    pub fn sharing_pool_of(ntt: &EngineNtt, cap_height: usize) -> Self {
+        let fused = ntt.fused_leaves();
+        fused.attach(hash::hash_id::<H>(), hash::hash_many::<H>);
+        Self {
+            fused: Some(Arc::clone(fused)),
+            ..Self::on_pool(Arc::clone(ntt.encoder().pool()), cap_height)
+        }
+    }
+
+    /// The pool that hashes.
+    pub fn pool(&self) -> &Arc<ThreadPool> {
+        &self.pool
+    }
+
+    /// The cap height commitments are made at.
+    pub fn cap_height(&self) -> usize {
+        self.cap_height
+    }
+
+    /// What this Mmcs (and its clones) did so far: how many matrices took the encoder's row
+    /// digests or found their codeword changed since, and where the commit time went.
+    pub fn stats(&self) -> MerkleStats {
+        let mut stats = self.fused.as_ref().map(|f| f.counts()).unwrap_or_default();
+        stats.leaf_hash_ns = self.times.leaves.load(Ordering::Relaxed);
+        stats.node_hash_ns = self.times.nodes.load(Ordering::Relaxed);
+        stats
+    }
+}
+
+/// What a prover keeps after a [`MerkleMmcs`] commit: the matrices and every digest layer.
+pub struct MerkleProverData<M> {
+    matrices: Vec<M>,
+    layers: Vec<Vec<Digest>>,
+}
+
+impl<M> MerkleProverData<M> {
+    /// The tree's root.
+    pub fn root(&self) -> [u8; 32] {
+        self.layers.last().expect("a tree has a root layer")[0]
+    }
+}
+
+impl<M> std::fmt::Debug for MerkleProverData<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MerkleProverData")
+            .field("matrices", &self.matrices.len())
+            .field("layers", &self.layers.iter().map(Vec::len).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl<H: RowHash> Mmcs<Poly64> for MerkleMmcs<H> {
+    type ProverData<M> = MerkleProverData<M>;
+    type Commitment = MerkleCap<Poly64, [u8; 32]>;
+    type Proof = Vec<[u8; 32]>;
+    type MultiProof = PrunedMerklePaths<u8, 32>;
+    type Error = MerkleTreeError;
+
+    /// # Panics
+    /// As Plonky3's: on an empty batch, or heights off the `⌈max / 2^k⌉` ladder.
+    fn commit<M: Matrix<Poly64>>(&self, inputs: Vec<M>) -> (Self::Commitment, Self::ProverData<M>) {
+        let heights: Vec<usize> = inputs.iter().map(Matrix::height).collect();
+        if let Err(e) = tree::check_heights(&heights) {
+            panic!("MerkleMmcs::commit: {e}");
+        }
+        let plan = Plan::new(&heights);
+        let layers = tree::build::<H, M>(&inputs, &plan, &self.pool, self.fused.as_deref(), &self.times);
+        let cap = tree::cap(&layers, self.cap_height);
+        (
+            MerkleCap::new(cap),
+            MerkleProverData {
+                matrices: inputs,
+                layers,
+            },
+        )
+    }
+
+    /// # Panics
+    /// If `index` is not a row of the tallest matrix.
+    fn open_batch<M: Matrix<Poly64>>(
+        &self,
+        index: usize,
+        prover_data: &Self::ProverData<M>,
+    ) -> BatchOpening<Poly64, Self> {
+        let max_height = self.get_max_height(prover_data);
+        assert!(
+            index < max_height,
+            "index {index} out of bounds for height {max_height}"
+        );
+        BatchOpening::new(
+            open::opened_rows(&prover_data.matrices, index),
+            open::siblings(&prover_data.layers, self.cap_height, index),
+        )
+    }
+
+    fn get_matrices<'a, M: Matrix<Poly64>>(&self, prover_data: &'a Self::ProverData<M>) -> Vec<&'a M> {
+        prover_data.matrices.iter().collect()
+    }
+
+    fn verify_batch(
+        &self,
+        commit: &Self::Commitment,
+        dimensions: &[Dimensions],
+        index: usize,
+        batch_opening: BatchOpeningRef<'_, Poly64, Self>,
+    ) -> Result<(), Self::Error> {
+        let (values, proof) = batch_opening.unpack();
+        self.verifier
+            .verify_batch(commit, dimensions, index, BatchOpeningRef::new(values, proof))
+    }
+
+    /// # Panics
+    /// If an index is not a row of the tallest matrix.
+    fn open_multi_batch<M: Matrix<Poly64>>(
+        &self,
+        indices: &[usize],
+        prover_data: &Self::ProverData<M>,
+    ) -> (Vec<Vec<Vec<Poly64>>>, Self::MultiProof) {
+        let max_height = self.get_max_height(prover_data);
+        let values = indices
+            .iter()
+            .map(|&index| {
+                assert!(
+                    index < max_height,
+                    "index {index} out of bounds for height {max_height}"
+                );
+                open::opened_rows(&prover_data.matrices, index)
+            })
+            .collect();
+        let sibling_hashes = open::pruned_siblings(&prover_data.layers, self.cap_height, indices);
+        (values, PrunedMerklePaths { sibling_hashes })
+    }
+
+    fn verify_multi_batch<R: AsRef<[Poly64]> + PartialEq>(
+        &self,
+        commit: &Self::Commitment,
+        dimensions: &[Dimensions],
+        indices: &[usize],
+        opened_values: &[Vec<R>],
+        proof: &Self::MultiProof,
+    ) -> Result<(), Self::Error> {
+        self.verifier
+            .verify_multi_batch(commit, dimensions, indices, opened_values, proof)
+    }
+}
