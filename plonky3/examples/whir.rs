@@ -5,20 +5,30 @@
 //! RUSTFLAGS="-C target-cpu=native" cargo run --release -p ntt-plonky3 --example whir -- --num-variables 20
 //! ```
 //!
-//! Both provers hash with the same Mmcs: `--mmcs keccak` (the default), Plonky3's Keccak
-//! `MerkleTreeMmcs`, so the proofs are those of Plonky3's own benchmark; or `--mmcs blake3`, the
-//! engine's `Blake3Mmcs`, hashing on the engine's pool (the proofs differ from Keccak's, and
-//! again both provers' are the same bytes).
+//! `--mmcs keccak` (the default) or `--mmcs blake3`: Plonky3's prover runs `LchNtt` and its own
+//! `MerkleTreeMmcs` of that hash (Plonky3's WHIR benchmark with Keccak); the engine's runs
+//! `EngineNtt` and the engine's `MerkleMmcs` of the same hash, sharing the NTT's pool and taking
+//! the row digests the encoder hashed. The proofs are the same bytes, and Plonky3's verifier
+//! (`LchNtt`, `MerkleTreeMmcs`) checks the engine's after a round trip through their bytes.
+//! `--mmcs blake3-chunks`: both provers commit with the engine's `Blake3Mmcs` (BLAKE3 of the
+//! codeword's bytes, 1 KiB chunk leaves), only the NTT differs.
 //!
-//! Prints a table of median times, or with `--json` one object: `num_variables`, `mmcs`,
-//! `verified_by_plonky3`, `proofs_identical`, `proof_bytes` (commitment and proof, serialised
-//! with postcard), `commit_ms`, `open_ms`, `encode_ms` (each
-//! `{plonky3, engine}`; encode is the time inside the NTT calls of commit and open), and the
-//! speedups (Plonky3's median over the engine's).
+//! Prints a table of median times, or with `--json` one object: `num_variables`, `workers`,
+//! `mmcs`, `verified_by_plonky3`, `proofs_identical`, `proof_bytes` (commitment and proof,
+//! serialised with postcard), `commit_ms`, `open_ms`, `encode_ms` (each `{plonky3, engine}`;
+//! encode is the time inside the NTT calls of commit and open), the speedups (Plonky3's median
+//! over the engine's), and `commit_breakdown_ms` (each side's commit, medians: `ntt` inside the
+//! NTT call less the leaf hashing the encoder did there, `leaf_hash` hashing rows wherever it
+//! ran, `fingerprint` the engine's check that a codeword is the one its encoder hashed,
+//! `tree_nodes` the layers above the leaves, `other` the rest of the commit (the witness's
+//! padding and transposition, allocation and first touch), and `page_faults`, minor faults
+//! during the commit, a count). Hashing times are thread times summed over the workers, exact on
+//! one worker; Plonky3's are read by a wrapper around its hasher (a clock read per `hash_many`
+//! call of 8 KiB or more).
 //! `--calls` adds a table of every NTT call of one commit and open, with both NTTs' medians.
 
 use clap::{Parser, ValueEnum};
-use ntt_plonky3::{Blake3Mmcs, EngineNtt};
+use ntt_plonky3::{Blake3Mmcs, EngineNtt, MerkleMmcs, RowHash};
 use p3_binary_dft::{AdditiveNtt, LchNtt};
 use p3_binary_field::{BinaryChallenger, Poly64, Poly192};
 use p3_binary_pcs::whir::{BinaryWhirDomain, recommended_cap_height};
@@ -30,17 +40,24 @@ use p3_matrix::dense::{RowMajorMatrix, RowMajorMatrixView};
 use p3_merkle_tree::MerkleTreeMmcs;
 use p3_sumcheck::layout::{Layout, PrefixProver, Table, Witness};
 use p3_sumcheck::{OpeningBatch, OpeningProtocol, TableShape, TableSpec};
-use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
-use p3_whir::{FoldingFactor, ProtocolParameters, SecurityAssumption, WhirConfig, WhirProver};
+use p3_symmetric::{CompressionFunctionFromHasher, CryptographicHasher, SerializingHasher};
+use p3_whir::{FoldingFactor, PcsProof, ProtocolParameters, SecurityAssumption, WhirConfig, WhirProver};
 use rand_p3::SeedableRng;
 use rand_p3::rngs::SmallRng;
+use serde::de::DeserializeOwned;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-type Hash = SerializingHasher<Keccak256Hash>;
-type Compress = CompressionFunctionFromHasher<Keccak256Hash, 2, 32>;
-type KeccakMmcs = MerkleTreeMmcs<Poly64, u8, Hash, Compress, 2, 32>;
+/// Plonky3's `MerkleTreeMmcs` of `H`, its leaf and node hashing timed.
+type PlonkyMmcs<H> = MerkleTreeMmcs<
+    Poly64,
+    u8,
+    SerializingHasher<TimedHash<H>>,
+    CompressionFunctionFromHasher<TimedHash<H>, 2, 32>,
+    2,
+    32,
+>;
 type Challenger = BinaryChallenger<Poly64, HashChallenger<u8, Keccak256Hash, 32>>;
 type Pcs<N, MT> = WhirProver<
     Poly192,
@@ -51,13 +68,71 @@ type Pcs<N, MT> = WhirProver<
     PrefixProver<Poly64, Poly192>,
 >;
 
-/// The matrix commitment scheme both provers use.
+/// Nanoseconds Plonky3's tree spent hashing rows, and nodes (thread time, summed).
+static PLONKY_LEAF_NS: AtomicU64 = AtomicU64::new(0);
+static PLONKY_NODE_NS: AtomicU64 = AtomicU64::new(0);
+
+/// A Plonky3 byte hasher whose calls add their time to a counter; its digests are the inner
+/// hasher's, and it batches as the inner one does.
+#[derive(Clone, Copy, Debug)]
+struct TimedHash<H> {
+    inner: H,
+    total: &'static AtomicU64,
+}
+
+impl<H: CryptographicHasher<u8, [u8; 32]>> TimedHash<H> {
+    fn time<T>(&self, f: impl FnOnce(&H) -> T) -> T {
+        let start = Instant::now();
+        let out = f(&self.inner);
+        self.total
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        out
+    }
+}
+
+impl<H: CryptographicHasher<u8, [u8; 32]>> CryptographicHasher<u8, [u8; 32]> for TimedHash<H> {
+    const LANES: usize = H::LANES;
+
+    fn hash_iter<I: IntoIterator<Item = u8>>(&self, input: I) -> [u8; 32] {
+        self.time(|h| h.hash_iter(input))
+    }
+
+    fn hash_iter_slices<'a, I: IntoIterator<Item = &'a [u8]>>(&self, input: I) -> [u8; 32] {
+        self.time(|h| h.hash_iter_slices(input))
+    }
+
+    fn hash_slice(&self, input: &[u8]) -> [u8; 32] {
+        self.time(|h| h.hash_slice(input))
+    }
+
+    fn hash_many(&self, input: &[u8], out: &mut [[u8; 32]]) {
+        self.time(|h| h.hash_many(input, out));
+    }
+}
+
+fn plonky_mmcs<H: RowHash>(cap_height: usize) -> PlonkyMmcs<H> {
+    PlonkyMmcs::new(
+        SerializingHasher::new(TimedHash {
+            inner: H::HASHER,
+            total: &PLONKY_LEAF_NS,
+        }),
+        CompressionFunctionFromHasher::new(TimedHash {
+            inner: H::HASHER,
+            total: &PLONKY_NODE_NS,
+        }),
+        cap_height,
+    )
+}
+
+/// The matrix commitment schemes of the two provers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum MmcsChoice {
-    /// Plonky3's `MerkleTreeMmcs` with Keccak-256 (Plonky3's WHIR benchmark).
+    /// Keccak-256 Merkle trees: Plonky3's `MerkleTreeMmcs`, and the engine's `KeccakMerkleMmcs`.
     Keccak,
-    /// The engine's `Blake3Mmcs`, hashing on the engine's pool.
+    /// BLAKE3 Merkle trees: Plonky3's `MerkleTreeMmcs`, and the engine's `Blake3MerkleMmcs`.
     Blake3,
+    /// The engine's `Blake3Mmcs` (BLAKE3 of the codeword bytes, chunk leaves) on both sides.
+    Blake3Chunks,
 }
 
 impl MmcsChoice {
@@ -65,6 +140,7 @@ impl MmcsChoice {
         match self {
             Self::Keccak => "keccak",
             Self::Blake3 => "blake3",
+            Self::Blake3Chunks => "blake3-chunks",
         }
     }
 }
@@ -254,15 +330,36 @@ impl Instance {
         WhirProver::new(self.config(&domain), domain, mmcs)
     }
 
-    /// Plonky3's Keccak Merkle tree, with the cap height Plonky3 recommends for this instance.
-    fn keccak_mmcs(&self) -> KeccakMmcs {
+    /// The cap height Plonky3 recommends for this instance.
+    fn cap_height(&self) -> usize {
         let domain: BinaryWhirDomain = BinaryWhirDomain::default();
-        KeccakMmcs::new(
-            Hash::new(Keccak256Hash),
-            Compress::new(Keccak256Hash),
-            recommended_cap_height(&self.config(&domain)),
-        )
+        recommended_cap_height(&self.config(&domain))
     }
+}
+
+/// Where one commit's time went: nanoseconds (hashing in thread time), and minor page faults.
+#[derive(Clone, Copy, Debug, Default)]
+struct Breakdown {
+    ntt: u64,
+    leaf_hash: u64,
+    fingerprint: u64,
+    tree_nodes: u64,
+    other: u64,
+    page_faults: u64,
+}
+
+/// Reads a prover's hashing counters: (rows hashed in the encoder, rows hashed by the Mmcs,
+/// fingerprints, tree nodes), cumulative nanoseconds.
+type HashCounters = Box<dyn Fn() -> [u64; 4] + Send + Sync>;
+
+/// Minor page faults of the process so far.
+fn minor_faults() -> u64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `getrusage` writes the `rusage` it is given, here a zeroed one we own.
+    let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } == 0;
+    // SAFETY: zeroed is a valid `rusage` (plain integers), and `getrusage` only fills it in.
+    let usage = unsafe { usage.assume_init() };
+    if ok { usage.ru_minflt as u64 } else { 0 }
 }
 
 /// One prover's measurements.
@@ -271,6 +368,7 @@ struct Samples {
     commit: Vec<Duration>,
     open: Vec<Duration>,
     encode: Vec<Duration>,
+    breakdown: Vec<Breakdown>,
     calls: Vec<Vec<(Call, Duration)>>,
     proofs: Vec<Vec<u8>>,
 }
@@ -286,14 +384,24 @@ fn median_ms(samples: &[Duration]) -> f64 {
     }
 }
 
-/// Commits and opens once, timed; returns whether Plonky3's default verifier accepts the proof.
+/// The median of one field of the breakdowns, in milliseconds (or a plain count).
+fn median_of(samples: &[Breakdown], field: impl Fn(&Breakdown) -> u64) -> f64 {
+    median_ms(
+        &samples
+            .iter()
+            .map(|b| Duration::from_nanos(field(b)))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Commits and opens once, timed; returns the serialised commitment and proof.
 fn run_once<N, MT>(
     instance: &Instance,
     pcs: &Pcs<N, MT>,
     meter: &Meter,
-    verifier: &Pcs<LchNtt<Poly64>, MT>,
+    counters: &(dyn Fn() -> [u64; 4] + Sync),
     out: &mut Samples,
-) -> bool
+) -> Vec<u8>
 where
     N: AdditiveNtt<Poly64> + Sync,
     MT: Mmcs<Poly64>,
@@ -302,23 +410,39 @@ where
     let witness = instance.witness();
     meter.take();
     let mut transcript = challenger();
+    let [encoder0, leaves0, fingerprint0, nodes0] = counters();
+    let faults0 = minor_faults();
     let start = Instant::now();
     let (commitment, data) = pcs.commit(witness, &mut transcript).expect("commit");
     let committed = Instant::now();
+    let faults = minor_faults() - faults0;
+    let [encoder1, leaves1, fingerprint1, nodes1] = counters();
+    let (commit_encode, _) = meter.take();
     let proof = pcs
         .open(data, instance.protocol(), &mut transcript)
         .expect("open");
     let opened = Instant::now();
+    let commit = (committed - start).as_nanos() as u64;
+    let encoder_hash = encoder1 - encoder0;
+    let fingerprint = fingerprint1 - fingerprint0;
+    let ntt = (commit_encode.as_nanos() as u64).saturating_sub(encoder_hash);
+    // The Mmcs's leaf time includes the fingerprint checks; they are shown apart.
+    let leaf_hash = encoder_hash + (leaves1 - leaves0).saturating_sub(fingerprint);
+    let tree_nodes = nodes1 - nodes0;
+    out.breakdown.push(Breakdown {
+        ntt,
+        leaf_hash,
+        fingerprint,
+        tree_nodes,
+        other: commit.saturating_sub(ntt + leaf_hash + fingerprint + tree_nodes),
+        page_faults: faults,
+    });
     out.commit.push(committed - start);
     out.open.push(opened - committed);
-    let (encode, calls) = meter.take();
-    out.encode.push(encode);
+    let (open_encode, calls) = meter.take();
+    out.encode.push(commit_encode + open_encode);
     out.calls.push(calls);
-    out.proofs
-        .push(postcard::to_allocvec(&(&commitment, &proof)).expect("serialise"));
-    verifier
-        .verify(&commitment, &proof, &mut challenger(), instance.protocol())
-        .is_ok()
+    postcard::to_allocvec(&(&commitment, &proof)).expect("serialise")
 }
 
 /// Both provers' measurements, and whether every proof verified and all were the same bytes.
@@ -329,44 +453,73 @@ struct Comparison {
     identical: bool,
 }
 
-/// Commits and opens with both NTTs and `mmcs`, interleaved, in the `rayon` pool.
-fn compare<MT>(
+/// One side of a comparison: its NTT, its Mmcs, and its hashing counters.
+struct Side<N, MT> {
+    ntt: N,
+    mmcs: MT,
+    counters: HashCounters,
+}
+
+/// Commits and opens with both provers, interleaved, in the `rayon` pool; Plonky3's prover
+/// verifies every proof (the engine's after a round trip through its bytes).
+fn compare<MP, ME>(
     args: &Args,
     instance: &Instance,
     rayon: &rayon::ThreadPool,
-    ntt: EngineNtt,
-    mmcs: MT,
+    plonky_side: Side<LchNtt<Poly64>, MP>,
+    engine_side: Side<EngineNtt, ME>,
 ) -> Comparison
 where
-    MT: Mmcs<Poly64> + Sync,
-    Challenger: CanObserve<MT::Commitment>,
+    MP: Mmcs<Poly64> + Sync,
+    ME: Mmcs<Poly64> + Sync,
+    Challenger: CanObserve<MP::Commitment> + CanObserve<ME::Commitment>,
+    PcsProof<Poly64, Poly192, MP>: DeserializeOwned,
 {
     let (plonky_meter, engine_meter, verify_meter) = (
         Arc::new(Meter::default()),
         Arc::new(Meter::default()),
         Arc::new(Meter::default()),
     );
-    let plonky = instance.pcs(LchNtt::<Poly64>::default(), mmcs.clone(), &plonky_meter);
-    let engine = instance.pcs(ntt, mmcs.clone(), &engine_meter);
-    let verifier = instance.pcs(LchNtt::<Poly64>::default(), mmcs, &verify_meter);
+    let plonky = instance.pcs(plonky_side.ntt, plonky_side.mmcs.clone(), &plonky_meter);
+    let engine = instance.pcs(engine_side.ntt, engine_side.mmcs, &engine_meter);
+    let verifier = instance.pcs(LchNtt::<Poly64>::default(), plonky_side.mmcs, &verify_meter);
+    let verify = |bytes: &[u8]| {
+        type Sent<MP> = (<MP as Mmcs<Poly64>>::Commitment, PcsProof<Poly64, Poly192, MP>);
+        let decoded: Result<Sent<MP>, _> = postcard::from_bytes(bytes);
+        decoded.is_ok_and(|(commitment, proof)| {
+            verifier
+                .verify(&commitment, &proof, &mut challenger(), instance.protocol())
+                .is_ok()
+        })
+    };
 
     let (mut p, mut e) = (Samples::default(), Samples::default());
     let mut verified = true;
     rayon.install(|| {
+        let mut run_plonky = |out: &mut Samples| {
+            let bytes = run_once(instance, &plonky, &plonky_meter, &*plonky_side.counters, out);
+            verified &= verify(&bytes);
+            out.proofs.push(bytes);
+        };
         // One untimed round each warms caches, tables and thread pools.
         let mut warm = Samples::default();
-        verified &= run_once(instance, &plonky, &plonky_meter, &verifier, &mut warm);
-        verified &= run_once(instance, &engine, &engine_meter, &verifier, &mut warm);
+        run_plonky(&mut warm);
+        let run_engine = |out: &mut Samples| {
+            let bytes = run_once(instance, &engine, &engine_meter, &*engine_side.counters, out);
+            out.proofs.push(bytes);
+        };
+        run_engine(&mut warm);
         for rep in 0..args.repeats {
             // Alternate which goes first, so drift in the machine's load hits both alike.
             if rep % 2 == 0 {
-                verified &= run_once(instance, &plonky, &plonky_meter, &verifier, &mut p);
-                verified &= run_once(instance, &engine, &engine_meter, &verifier, &mut e);
+                run_plonky(&mut p);
+                run_engine(&mut e);
             } else {
-                verified &= run_once(instance, &engine, &engine_meter, &verifier, &mut e);
-                verified &= run_once(instance, &plonky, &plonky_meter, &verifier, &mut p);
+                run_engine(&mut e);
+                run_plonky(&mut p);
             }
         }
+        verified &= warm.proofs.iter().chain(&e.proofs).all(|bytes| verify(bytes));
     });
     let identical = p
         .proofs
@@ -379,6 +532,47 @@ where
         verified,
         identical,
     }
+}
+
+/// Plonky3's tree of `H` against the engine's, sharing `ntt`'s pool.
+fn compare_merkle<H: RowHash>(
+    args: &Args,
+    instance: &Instance,
+    rayon: &rayon::ThreadPool,
+    ntt: EngineNtt,
+) -> Comparison
+where
+    Challenger: CanObserve<<MerkleMmcs<H> as Mmcs<Poly64>>::Commitment>,
+{
+    let cap = instance.cap_height();
+    let mmcs = MerkleMmcs::<H>::sharing_pool_of(&ntt, cap);
+    let stats = mmcs.clone();
+    let plonky = Side {
+        ntt: LchNtt::<Poly64>::default(),
+        mmcs: plonky_mmcs::<H>(cap),
+        counters: Box::new(|| {
+            [
+                0,
+                PLONKY_LEAF_NS.load(Ordering::Relaxed),
+                0,
+                PLONKY_NODE_NS.load(Ordering::Relaxed),
+            ]
+        }),
+    };
+    let engine = Side {
+        ntt,
+        mmcs,
+        counters: Box::new(move || {
+            let s = stats.stats();
+            [
+                s.encoder_hash_ns,
+                s.leaf_hash_ns,
+                s.fingerprint_ns,
+                s.node_hash_ns,
+            ]
+        }),
+    };
+    compare(args, instance, rayon, plonky, engine)
 }
 
 fn main() {
@@ -406,11 +600,23 @@ fn main() {
         verified,
         identical,
     } = match args.mmcs {
-        MmcsChoice::Keccak => compare(&args, &instance, &rayon, ntt, instance.keccak_mmcs()),
-        MmcsChoice::Blake3 => {
+        MmcsChoice::Keccak => compare_merkle::<Keccak256Hash>(&args, &instance, &rayon, ntt),
+        MmcsChoice::Blake3 => compare_merkle::<p3_blake3::Blake3>(&args, &instance, &rayon, ntt),
+        MmcsChoice::Blake3Chunks => {
             // The Mmcs hashes on the engine's pool: NTT and hashing take turns on its workers.
             let mmcs = Blake3Mmcs::sharing_pool_of(&ntt);
-            compare(&args, &instance, &rayon, ntt, mmcs)
+            let none = || -> HashCounters { Box::new(|| [0; 4]) };
+            let plonky = Side {
+                ntt: LchNtt::<Poly64>::default(),
+                mmcs: mmcs.clone(),
+                counters: none(),
+            };
+            let engine = Side {
+                ntt,
+                mmcs,
+                counters: none(),
+            };
+            compare(&args, &instance, &rayon, plonky, engine)
         }
     };
 
@@ -418,8 +624,20 @@ fn main() {
     let (po, eo) = (median_ms(&p.open), median_ms(&e.open));
     let (pe, ee) = (median_ms(&p.encode), median_ms(&e.encode));
     if args.json {
+        let breakdown = |samples: &Samples| {
+            let b = &samples.breakdown;
+            serde_json::json!({
+                "ntt": median_of(b, |b| b.ntt),
+                "leaf_hash": median_of(b, |b| b.leaf_hash),
+                "fingerprint": median_of(b, |b| b.fingerprint),
+                "tree_nodes": median_of(b, |b| b.tree_nodes),
+                "other": median_of(b, |b| b.other),
+                "page_faults": median_of(b, |b| b.page_faults) * 1e6,
+            })
+        };
         let report = serde_json::json!({
             "num_variables": args.num_variables,
+            "workers": workers,
             "mmcs": args.mmcs.name(),
             "verified_by_plonky3": verified,
             "proofs_identical": identical,
@@ -430,6 +648,7 @@ fn main() {
             "commit_speedup": pc / ec,
             "open_speedup": po / eo,
             "encode_speedup": pe / ee,
+            "commit_breakdown_ms": { "plonky3": breakdown(&p), "engine": breakdown(&e) },
         });
         println!("{report}");
     } else {

@@ -115,7 +115,7 @@ impl FusedLeaves {
     /// attached.
     pub(crate) fn sink(&self, words: usize, width: usize) -> Option<LeafSink<'_>> {
         let (hash, hash_many) = (*self.hasher.lock().expect("never poisoned"))?;
-        if width == 0 || words % width != 0 {
+        if width == 0 || !words.is_multiple_of(width) {
             return None;
         }
         let rows = words / width;
@@ -249,7 +249,7 @@ impl LeafSink<'_> {
     /// has the same row count, starts at a multiple of it inside the codeword, and is absorbed
     /// once. Together these make the blocks' digest slots disjoint.
     fn claim(&self, first_row: usize, count: usize) -> bool {
-        if count == 0 || first_row % count != 0 || first_row + count > self.rows {
+        if count == 0 || !first_row.is_multiple_of(count) || first_row + count > self.rows {
             return false;
         }
         let size = match self
@@ -266,7 +266,7 @@ impl LeafSink<'_> {
 impl RowSink for LeafSink<'_> {
     fn absorb(&self, first_row: usize, rows: &[u64]) {
         let started = Instant::now();
-        if rows.len() % self.width != 0 || !self.claim(first_row, rows.len() / self.width) {
+        if !rows.len().is_multiple_of(self.width) || !self.claim(first_row, rows.len() / self.width) {
             self.broken.store(true, Ordering::Release);
             return;
         }
@@ -278,7 +278,7 @@ impl RowSink for LeafSink<'_> {
         // inside `digests`' buffer (`first_row + count <= rows`, its length), which `slots`
         // points to, lives as long as the sink and is read only after the encode feeding the
         // sink has returned (`hand_over` takes the sink by value).
-        let out = unsafe { std::slice::from_raw_parts_mut(self.slots.add(first_row), count) };
+        let out = unsafe { std::slice::from_raw_parts_mut(self.slots.wrapping_add(first_row), count) };
         (self.hash_many)(&bytes, out);
         self.fingerprint
             .fetch_add(block_fingerprint(first_row, &bytes), Ordering::Relaxed);

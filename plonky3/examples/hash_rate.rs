@@ -1,0 +1,48 @@
+//! The rate of Plonky3's many-message hashers alone, on rows as the engine's encoder hands them
+//! over (blocks of 256 to 4096 rows) and on tree nodes (64-byte child pairs): what bounds a
+//! commit with `KeccakMerkleMmcs` or `Blake3MerkleMmcs` on one core.
+//!
+//! ```text
+//! RUSTFLAGS="-C target-cpu=native" cargo run --release -p ntt-plonky3 --example hash_rate
+//! ```
+
+use ntt_plonky3::{Blake3, Keccak256Hash};
+use p3_symmetric::CryptographicHasher;
+use std::time::{Duration, Instant};
+
+/// The median time to hash `bytes` as messages of `message` bytes, `block` messages a call.
+fn time<H: CryptographicHasher<u8, [u8; 32]>>(
+    hasher: H,
+    bytes: &[u8],
+    message: usize,
+    block: usize,
+) -> Duration {
+    let mut out = vec![[0u8; 32]; bytes.len() / message];
+    let mut runs: Vec<Duration> = (0..9)
+        .map(|_| {
+            let start = Instant::now();
+            for (b, o) in bytes.chunks(block * message).zip(out.chunks_mut(block)) {
+                hasher.hash_many(b, o);
+            }
+            start.elapsed()
+        })
+        .collect();
+    runs.sort();
+    runs[runs.len() / 2]
+}
+
+fn main() {
+    let bytes: Vec<u8> = (0..1u32 << 20)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9) >> 13) as u8)
+        .collect();
+    println!(
+        "{:>14} {:>8} {:>14} {:>14}",
+        "message bytes", "block", "keccak GB/s", "blake3 GB/s"
+    );
+    for (message, block) in [(64, 1024), (128, 4096), (384, 256), (384, 512), (512, 4096)] {
+        let rate = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e9;
+        let keccak = rate(time(Keccak256Hash, &bytes, message, block));
+        let blake3 = rate(time(Blake3, &bytes, message, block));
+        println!("{message:>14} {block:>8} {keccak:>14.3} {blake3:>14.3}");
+    }
+}
