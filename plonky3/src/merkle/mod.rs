@@ -53,7 +53,7 @@ pub type Blake3MerkleMmcs = MerkleMmcs<p3_blake3::Blake3>;
 /// use ntt_plonky3::{EngineNtt, KeccakMerkleMmcs, PlonkyMerkleMmcs};
 /// use p3_binary_dft::AdditiveNtt;
 /// use p3_binary_field::Poly64;
-/// use p3_commit::Mmcs;
+/// use p3_commit::{BatchOpeningRef, Mmcs};
 /// use p3_keccak::Keccak256Hash;
 /// use p3_matrix::{Matrix, dense::RowMajorMatrix};
 /// use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
@@ -64,16 +64,18 @@ pub type Blake3MerkleMmcs = MerkleMmcs<p3_blake3::Blake3>;
 /// message.values.resize(128, Poly64::new(0));
 /// let codeword = ntt.ntt_batch_padded(message, 1); // rows hashed as they are finished
 /// let dims = [codeword.dimensions()];
-/// let (commitment, data) = mmcs.commit_matrix(codeword.clone());
-///
 /// let plonky3 = PlonkyMerkleMmcs::<Keccak256Hash>::new(
 ///     SerializingHasher::new(Keccak256Hash),
 ///     CompressionFunctionFromHasher::new(Keccak256Hash),
 ///     1,
 /// );
-/// assert_eq!(commitment, plonky3.commit_matrix(codeword).0);
+/// let expected = plonky3.commit_matrix(codeword.clone()).0;
+/// // The codeword itself, as the NTT returned it: its digests come from the encoder.
+/// let (commitment, data) = mmcs.commit_matrix(codeword);
+/// assert_eq!(commitment, expected);
 /// let opening = mmcs.open_batch(5, &data);
-/// assert!(plonky3.verify_batch(&commitment, &dims, 5, (&opening).into()).is_ok());
+/// let sent = BatchOpeningRef::new(&opening.opened_values, &opening.opening_proof);
+/// assert!(plonky3.verify_batch(&commitment, &dims, 5, sent).is_ok());
 /// assert_eq!(mmcs.stats().fused, 1);
 /// ```
 pub struct MerkleMmcs<H: RowHash> {
