@@ -49,8 +49,18 @@ pub(crate) fn hash_many<H: RowHash>(bytes: &[u8], out: &mut [[u8; 32]]) {
         out.fill(H::HASHER.hash_slice(&[]));
         return;
     }
-    H::HASHER.hash_many(bytes, out);
+    // Groups of about 8 KiB of messages, whole SIMD batches, as Plonky3's `SerializingHasher`
+    // hands them to its hasher: a group stays in L1 while its lanes run, where one call on an
+    // encoder's block of rows (up to 512 KiB) would stream it.
+    let message = bytes.len() / out.len();
+    let group = (GROUP_BYTES / message).max(1).next_multiple_of(H::LANES.max(1));
+    for (messages, digests) in bytes.chunks(group * message).zip(out.chunks_mut(group)) {
+        H::HASHER.hash_many(messages, digests);
+    }
 }
+
+/// Bytes of messages per `hash_many` call, about (Plonky3's `SerializingHasher` uses the same).
+const GROUP_BYTES: usize = 8 << 10;
 
 /// `hash_many` of `H` as a plain function, for the encoder's tasks to call without knowing `H`.
 pub(crate) type HashManyFn = fn(&[u8], &mut [[u8; 32]]);
