@@ -18,7 +18,7 @@
 
 use super::hash::HashManyFn;
 use super::tree::{Digest, ZERO};
-use ntt_pcs::RowSink;
+use ntt_pcs::{RowSink, RowSinkError};
 use ntt_runtime::ThreadPool;
 use p3_binary_field::Poly64;
 use p3_matrix::Matrix;
@@ -264,11 +264,14 @@ impl LeafSink<'_> {
 }
 
 impl RowSink for LeafSink<'_> {
-    fn absorb(&self, first_row: usize, rows: &[u64]) {
+    fn absorb(&self, first_row: usize, rows: &[u64]) -> Result<(), RowSinkError> {
         let started = Instant::now();
         if !rows.len().is_multiple_of(self.width) || !self.claim(first_row, rows.len() / self.width) {
+            // The NTT's codeword is still right; only the digests are not. Marking them broken
+            // makes the commit hash the matrix itself, so the encode (which has no error path
+            // in Plonky3's `AdditiveNtt`) need not fail.
             self.broken.store(true, Ordering::Release);
-            return;
+            return Ok(());
         }
         let count = rows.len() / self.width;
         let bytes = crate::words::words_le_bytes(rows);
@@ -286,5 +289,6 @@ impl RowSink for LeafSink<'_> {
         self.owner
             .encoder_hash_ns
             .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        Ok(())
     }
 }
