@@ -103,7 +103,7 @@ fn plan_shows_the_gate_for_every_test_machine() {
         assert!(out.status.success(), "{machine}: {stderr}");
         assert!(stdout.contains("what-if:"), "{stdout}");
         assert!(stdout.contains("gate: wide"), "{machine}: {stdout}");
-        assert!(stdout.contains("backend Neon"), "{machine}: {stdout}");
+        assert!(stdout.contains("backend neon"), "{machine}: {stdout}");
         assert!(stdout.contains("  short: "), "{machine}: {stdout}");
     }
 }

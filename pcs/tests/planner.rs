@@ -148,6 +148,27 @@ fn forced_values_override_the_topology() {
     assert_eq!(layers_covered(&p), 18, "{p}");
 }
 
+/// The explanation names the backend as `NTT_BACKEND` and every report spell it.
+#[test]
+fn plan_text_names_the_backend_in_lower_case() {
+    for backend in BackendKind::ALL {
+        let p = plan(
+            target(),
+            MessageLayout::Lanes,
+            2,
+            &budgets(2, 2 << 20, 150 << 20),
+            backend,
+            &PlanConfig::default(),
+        );
+        let header = p.to_string().lines().next().expect("a header").to_owned();
+        assert!(
+            header.ends_with(&format!("backend {}", backend.name())),
+            "{header}"
+        );
+        assert_eq!(backend.name(), backend.name().to_lowercase());
+    }
+}
+
 #[test]
 fn plans_explain_themselves_and_serialise() {
     let p = plan(

@@ -75,8 +75,10 @@ impl Plan {
         };
         writeln!(
             f,
-            "plan: {} ({input}), {} worker(s), backend {:?}",
-            self.shape, self.workers, self.backend
+            "plan: {} ({input}), {} worker(s), backend {}",
+            self.shape,
+            self.workers,
+            self.backend.name()
         )
     }
 
