@@ -323,6 +323,29 @@ fn open_verify_round_trip_and_tampering() {
     let ok = verify(&root, "3,127,0,3,64", &proof);
     assert!(ok.status.success(), "{}", stderr(&ok));
     assert!(stdout(&ok).contains("row 127:"));
+    // NTT_LOG times the check as the `verify` span docs/CLI.md lists.
+    let logged = ntt_with(
+        &[
+            "verify",
+            "--commitment",
+            s(&commitment),
+            "--rows",
+            "3,127,0,3,64",
+            "--proof",
+            s(&proof),
+        ],
+        &[("NTT_LOG", "debug")],
+        None,
+    );
+    assert!(logged.status.success(), "{}", stderr(&logged));
+    let log = stderr(&logged);
+    assert!(
+        log.lines()
+            .any(|l| l.contains("verify{rows=5 log_rows=7 lanes=7}")
+                && l.contains("close")
+                && l.contains("time.busy")),
+        "no timed `verify` span in:\n{log}"
+    );
     let from_file = ntt(&[
         "verify",
         "--commitment",

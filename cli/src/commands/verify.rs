@@ -84,6 +84,14 @@ pub fn run(args: VerifyArgs) -> Result<(), CliError> {
             commitment.lanes()
         ),
     )?;
+    // The `verify` span (NTT_LOG) times decoding the proof and checking it.
+    let span = tracing::debug_span!(
+        "verify",
+        rows = rows.len(),
+        log_rows = commitment.log_rows(),
+        lanes = commitment.lanes()
+    )
+    .entered();
     let opening = Proof::from_bytes(&bytes)?;
     let mut report = Report {
         holds: false,
@@ -93,7 +101,9 @@ pub fn run(args: VerifyArgs) -> Result<(), CliError> {
         rows: Vec::new(),
         reason: None,
     };
-    let opened = match ntt_pcs::verify_proof(&commitment, rows, &opening) {
+    let verified = ntt_pcs::verify_proof(&commitment, rows, &opening);
+    drop(span);
+    let opened = match verified {
         Ok(opened) => opened,
         Err(e) => {
             let err = argument_error(e);
