@@ -44,7 +44,11 @@ fn topology_reports_another_machine_with_steal_orders_and_plans() {
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("What-if: xml:"), "{stdout}");
-    assert!(stdout.contains("IntelAtom (efficiency 0): PUs 16-31"), "{stdout}");
+    // Fastest kind first, as the heading says and as workers take them.
+    let p_cores = stdout.find("IntelCore (rank 1): PUs 0-15").expect(&stdout);
+    let e_cores = stdout.find("IntelAtom (rank 0): PUs 16-31").expect(&stdout);
+    assert!(p_cores < e_cores, "{stdout}");
+    assert!(stdout.contains("CPU kinds (fastest first"), "{stdout}");
     assert!(stdout.contains("Workers: 24"), "{stdout}");
     assert!(stdout.contains("steals from"), "{stdout}");
     assert!(stdout.contains("Backend planned for: avx512"), "{stdout}");

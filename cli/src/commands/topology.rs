@@ -363,14 +363,16 @@ fn print_text(out: &mut String, r: &Report) -> std::fmt::Result {
     }
     print_tree(out, &r.topology)?;
     if !r.topology.cpu_kinds.is_empty() {
+        // The topology lists kinds least performant first (hwloc's order); the report lists
+        // them in the order workers take them.
         writeln!(
             out,
-            "CPU kinds (most efficient first; workers take the fastest cores first):"
+            "CPU kinds (fastest first, the order workers take them; hwloc's efficiency rank, higher is faster):"
         )?;
-        for kind in &r.topology.cpu_kinds {
+        for kind in r.topology.cpu_kinds.iter().rev() {
             writeln!(
                 out,
-                "  {} (efficiency {}): PUs {}",
+                "  {} (rank {}): PUs {}",
                 kind.core_type.as_deref().unwrap_or("kind"),
                 kind.efficiency.map_or("unknown".to_owned(), |e| e.to_string()),
                 cpu_list(&kind.pus)
