@@ -2,7 +2,10 @@
 //! server, a 16-core desktop, a 64-core Arm server, a hybrid 8P+16E desktop, an Apple-like
 //! P/E laptop), pinned so that a change to the planner's rules or to the budgets it is given
 //! shows up here as a reviewed diff. Nothing runs on these machines: the planner is a pure
-//! function of the shape, the workers and their budgets.
+//! function of the shape, the workers and their budgets. Loading them needs hwloc (the `hwloc`
+//! feature; the workspace's tests have it on through ntt-cli).
+
+#![cfg(feature = "hwloc")]
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

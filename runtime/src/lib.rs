@@ -79,7 +79,7 @@ pub use pool::{
 pub use regular_file::read_regular_file;
 pub use scratch::SCRATCH_ALIGN;
 pub use topology::{
-    Cache, CpuKind, DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE, FirstTouch, MAX_PUS,
-    MAX_XML_BYTES, NumaNode, ProcessingUnit, Provenance, TOPOLOGY_ENV, Topology, TopologyError, TopologySpec,
-    WorkerBudget, WorkerLayout, first_touch,
+    Cache, CpuKind, DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE, FirstTouch,
+    HWLOC_ENABLED, MAX_PUS, MAX_XML_BYTES, NumaNode, ProcessingUnit, Provenance, TOPOLOGY_ENV, Topology,
+    TopologyError, TopologySpec, WorkerBudget, WorkerLayout, first_touch,
 };

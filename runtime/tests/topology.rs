@@ -303,3 +303,24 @@ fn worker_threads_carry_their_names() {
         });
     });
 }
+
+/// Without the `hwloc` feature, this machine is read from sysfs (or defaults), and another
+/// machine's topology is refused with an error that names the feature.
+#[cfg(not(feature = "hwloc"))]
+#[test]
+fn without_hwloc_sysfs_answers_and_what_ifs_are_refused() {
+    use ntt_runtime::{HWLOC_ENABLED, TopologyError, TopologySpec};
+    const { assert!(!HWLOC_ENABLED) };
+    let topo = Topology::load(&TopologySpec::Hwloc).expect("this machine");
+    let expected = if Path::new("/sys/devices/system/cpu").exists() {
+        Provenance::Sysfs
+    } else {
+        Provenance::Default
+    };
+    assert_eq!(topo.source, expected);
+    let synthetic = Topology::from_hwloc_synthetic("pack:1 core:2 pu:1", None);
+    assert_eq!(synthetic, Err(TopologyError::NoHwloc));
+    let xml = Topology::load(&TopologySpec::Xml(PathBuf::from("machine.xml")));
+    assert_eq!(xml, Err(TopologyError::NoHwloc));
+    assert!(TopologyError::NoHwloc.to_string().contains("`hwloc` feature"));
+}

@@ -1,7 +1,10 @@
 //! Other machines' topologies, loaded through hwloc's XML and synthetic loaders from
 //! `tests/data/topologies/`: what the runtime derives for each (placement, budgets, steal
 //! order, first-touch ranges) is pinned below, so a change of rule shows up as a reviewed diff
-//! of these expectations.
+//! of these expectations. They need the `hwloc` feature (on in the workspace's tests, through
+//! ntt-cli); without it the loaders refuse, as `without_hwloc_what_ifs_are_refused` checks.
+
+#![cfg(feature = "hwloc")]
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

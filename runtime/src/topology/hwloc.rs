@@ -9,7 +9,7 @@ use hwlocality::object::TopologyObject;
 use hwlocality::object::attributes::ObjectAttributes;
 use hwlocality::object::types::{CacheType, ObjectType};
 
-use super::{Cache, CpuKind, Provenance, RawPu, Topology};
+use super::{Cache, CpuKind, MAX_XML_BYTES, Provenance, RawPu, Topology};
 
 /// This machine's topology over the allowed cpuset (hwloc's allowed set, intersected with the
 /// process affinity `affinity` when known). Cache levels hwloc leaves out are filled in later
@@ -18,10 +18,6 @@ pub(super) fn detect(affinity: Option<&[usize]>) -> Result<Topology, String> {
     let hw = HwTopology::new().map_err(|e| e.to_string())?;
     convert(&hw, affinity)
 }
-
-/// Largest hwloc XML export read: an export is about 1 KiB per PU with its caches, so 8 MiB
-/// holds every machine up to [`MAX_PUS`](super::MAX_PUS) with room to spare.
-pub const MAX_XML_BYTES: u64 = 8 << 20;
 
 /// The topology an hwloc XML export describes (`lstopo --of xml`), restricted to `allowed`.
 pub(super) fn from_xml_file(path: &Path, allowed: Option<&[usize]>) -> Result<Topology, String> {

@@ -1,11 +1,13 @@
 //! The machine as the runtime sees it: processing units, cores, caches, NUMA nodes, and the
 //! cpuset this process may run on.
 //!
-//! Detection tries hwloc first, then Linux sysfs, then documented defaults
-//! ([`defaults`]); every cache records where its size came from ([`Provenance`]) and every
-//! fallback adds a line to [`Topology::warnings`], so a report can say how much to trust it.
+//! Detection tries hwloc first (when built with the `hwloc` feature), then Linux sysfs, then
+//! documented defaults ([`defaults`]); every cache records where its size came from
+//! ([`Provenance`]) and every fallback adds a line to [`Topology::warnings`], so a report can
+//! say how much to trust it.
 
 mod defaults;
+#[cfg(feature = "hwloc")]
 mod hwloc;
 mod layout;
 mod spec;
@@ -17,7 +19,6 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use defaults::{DEFAULT_L1D_BYTES, DEFAULT_L2_BYTES, DEFAULT_L3_BYTES_PER_CORE};
-pub use hwloc::MAX_XML_BYTES;
 pub use layout::{FirstTouch, WorkerLayout, first_touch};
 pub use spec::{TOPOLOGY_ENV, TopologyError, TopologySpec};
 
@@ -25,6 +26,16 @@ pub use spec::{TOPOLOGY_ENV, TopologyError, TopologySpec};
 /// (`NR_CPUS` with `MAXSMP`). Another machine's topology (an XML export, a synthetic
 /// description) with more is refused before hwloc builds it, where the description says.
 pub const MAX_PUS: usize = 8192;
+
+/// Largest hwloc XML export read: an export is about 1 KiB per PU with its caches, so 8 MiB
+/// holds every machine up to [`MAX_PUS`] with room to spare.
+pub const MAX_XML_BYTES: u64 = 8 << 20;
+
+/// Whether this build reads topologies through hwloc (the `hwloc` cargo feature). Without it,
+/// this machine's topology comes from Linux sysfs, else documented defaults
+/// ([`Topology::source`] says which), and another machine's (an XML export, a synthetic
+/// description) cannot be loaded.
+pub const HWLOC_ENABLED: bool = cfg!(feature = "hwloc");
 
 /// Per-worker cache budgets derived from the topology: a cache's size divided among the
 /// workers placed under it.
@@ -132,6 +143,8 @@ pub(crate) type RawPu = (usize, (usize, usize), usize);
 
 impl Topology {
     /// Reads this machine's topology; never fails (falls back and says so in `warnings`).
+    /// Without the `hwloc` feature ([`HWLOC_ENABLED`]) it starts at sysfs, and
+    /// [`Topology::source`] says which source answered.
     ///
     /// `NTT_TOPOLOGY=sysfs` or `NTT_TOPOLOGY=defaults` skips the earlier sources (to test or
     /// work around a broken hwloc). A what-if source there (`xml:`, `synthetic:`) describes
@@ -158,7 +171,8 @@ impl Topology {
     /// from an hwloc XML export or synthetic description, with every PU allowed.
     ///
     /// # Errors
-    /// [`TopologyError::Load`] when hwloc cannot load the XML file or synthetic description.
+    /// [`TopologyError::Load`] when hwloc cannot load the XML file or synthetic description,
+    /// [`TopologyError::NoHwloc`] for either in a build without the `hwloc` feature.
     pub fn load(spec: &TopologySpec) -> Result<Self, TopologyError> {
         match spec {
             TopologySpec::Xml(path) => Self::from_hwloc_xml(path, None),
@@ -174,9 +188,15 @@ impl Topology {
     /// # Errors
     /// [`TopologyError::Load`] for an unreadable or invalid file (only a regular file of at
     /// most [`MAX_XML_BYTES`] is read), or no allowed PU; [`TopologyError::TooLarge`] for more
-    /// than [`MAX_PUS`] PUs.
+    /// than [`MAX_PUS`] PUs; [`TopologyError::NoHwloc`] in a build without the `hwloc` feature.
     pub fn from_hwloc_xml(path: &Path, allowed: Option<&[usize]>) -> Result<Self, TopologyError> {
-        let mut topo = hwloc::from_xml_file(path, allowed).map_err(TopologyError::Load)?;
+        #[cfg(not(feature = "hwloc"))]
+        let _ = allowed;
+        #[cfg(not(feature = "hwloc"))]
+        let loaded: Result<Self, TopologyError> = Err(TopologyError::NoHwloc);
+        #[cfg(feature = "hwloc")]
+        let loaded = hwloc::from_xml_file(path, allowed).map_err(TopologyError::Load);
+        let mut topo = loaded?;
         if topo.pus.len() > MAX_PUS {
             return Err(TopologyError::TooLarge {
                 pus: topo.pus.len() as u128,
@@ -193,12 +213,19 @@ impl Topology {
     ///
     /// # Errors
     /// [`TopologyError::TooLarge`] for more than [`MAX_PUS`] PUs (the product of the levels'
-    /// arities), [`TopologyError::Load`] for a description hwloc rejects, or no allowed PU.
+    /// arities), [`TopologyError::Load`] for a description hwloc rejects, or no allowed PU;
+    /// [`TopologyError::NoHwloc`] in a build without the `hwloc` feature.
     pub fn from_hwloc_synthetic(description: &str, allowed: Option<&[usize]>) -> Result<Self, TopologyError> {
         if let Some(pus) = spec::synthetic_pus(description).filter(|&pus| pus > MAX_PUS as u128) {
             return Err(TopologyError::TooLarge { pus });
         }
-        let mut topo = hwloc::from_synthetic(description, allowed).map_err(TopologyError::Load)?;
+        #[cfg(not(feature = "hwloc"))]
+        let _ = allowed;
+        #[cfg(not(feature = "hwloc"))]
+        let loaded: Result<Self, TopologyError> = Err(TopologyError::NoHwloc);
+        #[cfg(feature = "hwloc")]
+        let loaded = hwloc::from_synthetic(description, allowed).map_err(TopologyError::Load);
+        let mut topo = loaded?;
         topo.what_if = Some(TopologySpec::Synthetic(description.to_owned()).to_string());
         topo.fill_missing_caches(None);
         Ok(topo)
@@ -213,6 +240,7 @@ impl Topology {
     fn detect_live(spec: &TopologySpec) -> Self {
         let allowed = affinity_cpus();
         let mut warnings = Vec::new();
+        #[cfg(feature = "hwloc")]
         if *spec == TopologySpec::Hwloc {
             match hwloc::detect(allowed.as_deref()) {
                 Ok(mut topo) => {

@@ -10,7 +10,8 @@ pub const TOPOLOGY_ENV: &str = "NTT_TOPOLOGY";
 /// A topology source, as `NTT_TOPOLOGY` or a `--topology` flag names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TopologySpec {
-    /// This machine through hwloc, then sysfs, then defaults (`hwloc`, or nothing).
+    /// This machine through hwloc, then sysfs, then defaults (`hwloc`, or nothing); without the
+    /// `hwloc` feature, through sysfs, then defaults.
     Hwloc,
     /// This machine through sysfs, then defaults; hwloc is not consulted (`sysfs`).
     Sysfs,
@@ -44,6 +45,11 @@ pub enum TopologyError {
     /// `NTT_TOPOLOGY` is set to bytes that are not UTF-8.
     #[error(transparent)]
     Env(#[from] crate::env::EnvError),
+    /// Another machine's topology was asked for, and this build has no hwloc to load it with.
+    #[error(
+        "loading another machine's topology needs hwloc: this build lacks the `hwloc` feature of ntt-runtime"
+    )]
+    NoHwloc,
 }
 
 impl TopologySpec {
