@@ -63,8 +63,8 @@ use ntt_pcs::Committer;
 use ntt_pcs::{CommitParams, Encoder};
 use ntt_runtime::{Grower, TaskContext, TaskId, ThreadPool, ThreadPoolBuilder};
 use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 fn threads() -> usize {

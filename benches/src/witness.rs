@@ -1,7 +1,7 @@
 //! Fixed-seed witnesses, so every run and every engine encodes the same words.
 
-use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::rngs::ChaCha8Rng;
+use rand::{Rng, SeedableRng};
 
 /// The seed of every benchmark witness.
 pub const WITNESS_SEED: u64 = 0x6e74_742d_6265_6e63; // "ntt-benc"

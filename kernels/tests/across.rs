@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use ntt_kernels::Backend;
-use rand::Rng;
+use rand::RngExt;
 
 /// Block b's twiddles from the definition.
 fn block_twiddles(tw0: [u64; 7], steps: &[[u64; 7]], b: usize) -> [u64; 7] {

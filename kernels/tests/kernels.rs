@@ -86,7 +86,7 @@ fn check_radix4(kind: BackendKind) {
         // product-free path.
         for first_block in [false, false, false, true] {
             let mut tw: [u64; 3] =
-                core::array::from_fn(|_| twiddles(rng)[rand::Rng::random_range(rng, 0..10)]);
+                core::array::from_fn(|_| twiddles(rng)[rand::RngExt::random_range(rng, 0..10)]);
             if first_block {
                 (tw[0], tw[1]) = (0, 0);
             }
@@ -111,7 +111,7 @@ fn check_radix8(kind: BackendKind) {
         // product-free path.
         for first_block in [false, false, false, true] {
             let mut tw: [u64; 7] =
-                core::array::from_fn(|_| twiddles(rng)[rand::Rng::random_range(rng, 0..10)]);
+                core::array::from_fn(|_| twiddles(rng)[rand::RngExt::random_range(rng, 0..10)]);
             if first_block {
                 (tw[0], tw[1], tw[3]) = (0, 0, 0);
             }

@@ -45,7 +45,7 @@ fn check_strided(kind: BackendKind) {
             for width in [1usize, 3, 4, 5, 8, 13, 16, 17, 64, 70, LONG_ROW_WORDS + 5] {
                 for first_block in [false, true] {
                     let mut tw: Vec<u64> = (0..radix - 1)
-                        .map(|_| twiddles(&mut rng)[rand::Rng::random_range(&mut rng, 0..10)])
+                        .map(|_| twiddles(&mut rng)[rand::RngExt::random_range(&mut rng, 0..10)])
                         .collect();
                     if first_block {
                         for k in [0, 1, 3] {

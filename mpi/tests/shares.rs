@@ -5,8 +5,8 @@
 use ntt_mpi::tree::NodeSet;
 use ntt_mpi::{Split, SplitError, encode_share, fold::share_message};
 use ntt_pcs::{CommitParams, Committer, Domain, Encoder, Expansion, MessageLayout, Shape};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
 
 fn check(
     encoder: &Encoder,

@@ -5,9 +5,9 @@ use ntt_pcs::{
     Commitment, OpenError, Opening, ProofDecodeError, ProverData, VerifyError, commit_codeword, verify,
 };
 use proptest::prelude::*;
+use rand::rngs::ChaCha8Rng;
 use rand::seq::IndexedRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
 
 fn committed(rng: &mut ChaCha8Rng, log_rows: u32, lanes: usize) -> (Commitment, ProverData) {
     let codeword: Vec<u64> = (0..lanes << log_rows).map(|_| rng.random()).collect();
@@ -27,7 +27,7 @@ fn index_sets(rng: &mut ChaCha8Rng, rows: usize) -> Vec<Vec<usize>> {
         sets.push((0..n).map(|_| rng.random_range(0..rows)).collect());
     }
     let all: Vec<usize> = (0..rows).collect();
-    sets.push(all.choose_multiple(rng, rows.min(40)).copied().collect());
+    sets.push(all.sample(rng, rows.min(40)).copied().collect());
     sets
 }
 

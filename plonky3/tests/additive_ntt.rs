@@ -5,8 +5,8 @@ use ntt_plonky3::EngineNtt;
 use p3_binary_dft::{AdditiveNtt, LchNtt};
 use p3_binary_field::Poly64;
 use p3_matrix::dense::RowMajorMatrix;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
 
 /// Most words a random matrix may have, so the suite stays quick on two cores.
 const MAX_WORDS: usize = 1 << 17;

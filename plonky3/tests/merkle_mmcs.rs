@@ -17,8 +17,8 @@ use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::{Dimensions, Matrix};
 use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
 use std::sync::Arc;
 
 fn plonky<H: RowHash>(cap_height: usize) -> PlonkyMerkleMmcs<H> {

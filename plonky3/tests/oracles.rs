@@ -10,8 +10,8 @@ use p3_binary_dft::{AdditiveNtt, BasisNtt, EncodableLevel, NaiveAdditiveNtt};
 use p3_binary_field::{Poly64, TowerLevel};
 use p3_commit::Encoder as _;
 use p3_matrix::dense::RowMajorMatrix;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 

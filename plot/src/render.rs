@@ -129,7 +129,7 @@ mod tests {
         let bytes = png(&Labelled).expect("renders");
         let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
         let mut reader = decoder.read_info().expect("a PNG");
-        let mut pixels = vec![0; reader.output_buffer_size()];
+        let mut pixels = vec![0; reader.output_buffer_size().expect("a frame size")];
         let info = reader.next_frame(&mut pixels).expect("one frame");
         assert_eq!((info.width, info.height), (200, 120));
         let dark = pixels.chunks(3).filter(|p| p.iter().all(|&c| c < 100)).count();

@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::{pool, random_dag_with_panics, watchdog};
 use ntt_runtime::{PinPolicy, RunError, TaskId, ThreadPool};
 use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use rand::rngs::ChaCha8Rng;
 
 /// A task on `outer` runs a graph on `inner` whose tasks run graphs on `outer` again.
 fn ping_pong(outer: &ThreadPool, inner: &ThreadPool, width: usize) -> usize {

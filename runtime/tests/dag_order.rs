@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 use common::{pool, watchdog};
 use ntt_runtime::{PinPolicy, TaskContext, TaskId, ThreadPool};
+use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
 
 /// A random DAG: `n` tasks, each with up to `max_preds` predecessors chosen among the `window`
 /// tasks before it in a hidden topological order; ids are shuffled so the order in which tasks

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use common::{grow_tree, pool, watchdog};
 use ntt_runtime::{Grower, PinPolicy, TaskContext, TaskId, ThreadPool};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
 
 fn quiet_panics() {
     std::panic::set_hook(Box::new(|_| {}));

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use common::{pool, random_dag_with_panics, watchdog};
 use ntt_runtime::PinPolicy;
 use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use rand::rngs::ChaCha8Rng;
 
 fn quiet_panics() {
     // Keep the expected panics out of the test output.

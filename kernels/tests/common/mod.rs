@@ -4,7 +4,7 @@
 
 use ntt_kernels::reference::{self, mul_bitwise};
 use ntt_kernels::{Backend, BackendKind};
-use rand::{Rng, SeedableRng, rngs::StdRng};
+use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 /// Operands that stress the reduction, each with its reason.
 pub const EDGES: [u64; 7] = [

@@ -9,8 +9,8 @@ use p3_keccak::Keccak256Hash;
 use p3_sumcheck::layout::{Layout, PrefixProver, SuffixProver, Table, Witness};
 use p3_sumcheck::{OpeningBatch, OpeningProtocol, TableShape, TableSpec};
 use p3_whir::{FoldingFactor, ProtocolParameters, SecurityAssumption, WhirConfig};
-use rand_p3::SeedableRng;
-use rand_p3::rngs::SmallRng;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 pub type Challenger = BinaryChallenger<Poly64, HashChallenger<u8, Keccak256Hash, 32>>;
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 use ntt_runtime::{
     Graph, Grower, PinPolicy, RunError, TaskContext, TaskId, ThreadPool, ThreadPoolBuilder, Topology,
 };
-use rand::Rng;
-use rand_chacha::ChaCha8Rng;
+use rand::RngExt;
+use rand::rngs::ChaCha8Rng;
 
 /// Runs `f` on its own thread and fails the test if it has not finished within `secs` seconds,
 /// so a scheduler hang shows up as a failure instead of a stalled test run.
