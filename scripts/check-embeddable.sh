@@ -16,7 +16,7 @@ done
 
 # Without the feature (a workspace-wide build turns it on through ntt-cli; -p does not).
 cargo clippy -p ntt-runtime --all-targets -- -D warnings
-cargo test -p ntt-runtime --test topology
+cargo test -p ntt-runtime --test topology --test pin_env
 
 # A prover's crate, as its author would start it: both libraries by path, default features.
 scratch="$(mktemp -d)"

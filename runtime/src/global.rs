@@ -60,14 +60,16 @@ pub fn pinned_cpus() -> Vec<usize> {
 /// The process's default pool, built on first use like rayon's global pool and shared by every
 /// caller after that: `NTT_THREADS` workers, else one per allowed core.
 ///
-/// It pins as [`ThreadPoolBuilder`] does by default, unless a live pool of this process already
-/// pins workers to one of this machine's CPUs: then it runs unpinned, so the two pools do not
-/// stack their workers on the same cores. Build your own pool instead when the engine should own
-/// a fixed set of cores (see the README on sharing a machine with a rayon pool).
+/// It pins as `NTT_PIN` says when set (`none`, `cores`, `pus`); otherwise as
+/// [`ThreadPoolBuilder`] does by default, unless a live pool of this process already pins
+/// workers to one of this machine's CPUs: then it runs unpinned, so the two pools do not stack
+/// their workers on the same cores. [`build_global`] configures it instead, before its first
+/// use. Build your own pool when the engine should own a fixed set of cores (see the README on
+/// sharing a machine with a rayon pool).
 ///
 /// # Errors
-/// The [`BuildError`] of the first build (a malformed `NTT_THREADS`, a thread that cannot be
-/// started); the next call tries again.
+/// The [`BuildError`] of the first build (a malformed `NTT_THREADS` or `NTT_PIN`, a thread
+/// that cannot be started); the next call tries again.
 ///
 /// ```
 /// let a = ntt_runtime::global_pool()?;
@@ -82,16 +84,55 @@ pub fn global_pool() -> Result<Arc<ThreadPool>, BuildError> {
     }
     let topology = Topology::detect();
     let builder = ThreadPoolBuilder::new()
-        .thread_name(|i| format!("ntt-global-{i}"))
+        .thread_name(global_thread_name)
         .topology(topology.clone());
-    let builder = if overlaps_pinned(&topology, &pinned_cpus()) {
-        builder.pin(PinPolicy::None)
-    } else {
-        builder
+    let builder = match PinPolicy::from_env()? {
+        Some(pin) => builder.pin(pin),
+        None if overlaps_pinned(&topology, &pinned_cpus()) => builder.pin(PinPolicy::None),
+        None => builder,
     };
     let pool = Arc::new(builder.build()?);
     *global = Some(Arc::clone(&pool));
     Ok(pool)
+}
+
+/// Builds the process's shared default pool ([`global_pool`]) from `builder`, once, before
+/// anything has used it: for a program that wants its own worker count, pinning or idle spin
+/// in every library that takes the default pool. The builder is used as given (its unset
+/// settings take their defaults and the environment's values, as [`ThreadPoolBuilder::build`]
+/// does); workers are named `ntt-global-{i}` unless it names them.
+///
+/// # Errors
+/// [`BuildError::GlobalAlreadyBuilt`] once the default pool exists (built by an earlier call of
+/// either function), and nothing changes; otherwise the builder's own [`BuildError`].
+///
+/// ```
+/// use ntt_runtime::{BuildError, PinPolicy, ThreadPoolBuilder, build_global, global_pool};
+///
+/// let pool = build_global(ThreadPoolBuilder::new().num_threads(2).pin(PinPolicy::None))?;
+/// assert_eq!(global_pool()?.num_workers(), 2);
+/// assert!(std::sync::Arc::ptr_eq(&pool, &global_pool()?));
+/// let again = build_global(ThreadPoolBuilder::new());
+/// assert!(matches!(again, Err(BuildError::GlobalAlreadyBuilt)));
+/// # Ok::<(), BuildError>(())
+/// ```
+pub fn build_global(builder: ThreadPoolBuilder) -> Result<Arc<ThreadPool>, BuildError> {
+    let mut global = GLOBAL.lock().unwrap_or_else(PoisonError::into_inner);
+    if global.is_some() {
+        return Err(BuildError::GlobalAlreadyBuilt);
+    }
+    let builder = if builder.names_threads() {
+        builder
+    } else {
+        builder.thread_name(global_thread_name)
+    };
+    let pool = Arc::new(builder.build()?);
+    *global = Some(Arc::clone(&pool));
+    Ok(pool)
+}
+
+fn global_thread_name(index: usize) -> String {
+    format!("ntt-global-{index}")
 }
 
 /// Whether any of `topology`'s PUs is among `pinned`.

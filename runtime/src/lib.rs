@@ -68,13 +68,13 @@ mod task;
 mod topology;
 
 pub use context::TaskContext;
-pub use global::{global_pool, pinned_cpus};
+pub use global::{build_global, global_pool, pinned_cpus};
 pub use graph::{CycleError, Graph, TaskId};
 pub use grow::Grower;
 pub use panic::{RunError, TaskPanic};
 pub use placement::{PinPolicy, WorkerPlacement};
 pub use pool::{
-    BuildError, HANDOFF_COST, IDLE_SPIN_ENV, MAX_WORKERS, THREADS_ENV, ThreadPool, ThreadPoolBuilder,
+    BuildError, HANDOFF_COST, IDLE_SPIN_ENV, MAX_WORKERS, PIN_ENV, THREADS_ENV, ThreadPool, ThreadPoolBuilder,
 };
 pub use regular_file::read_regular_file;
 pub use scratch::SCRATCH_ALIGN;

@@ -18,6 +18,31 @@ pub enum PinPolicy {
     None,
 }
 
+impl PinPolicy {
+    /// Every policy, in the order [`PinPolicy::name`]s are listed in messages.
+    pub const ALL: [Self; 3] = [Self::None, Self::Cores, Self::Pus];
+
+    /// The policy's name as `NTT_PIN` and `--pin` spell it: `none`, `cores` or `pus`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cores => "cores",
+            Self::Pus => "pus",
+            Self::None => "none",
+        }
+    }
+
+    /// The policy named `name` (`none`, `cores` or `pus`, exactly), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl std::fmt::Display for PinPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Where one worker was placed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkerPlacement {

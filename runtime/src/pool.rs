@@ -41,6 +41,10 @@ pub const MAX_WORKERS: usize = 4096;
 /// The environment variable that sets the default number of workers.
 pub const THREADS_ENV: &str = "NTT_THREADS";
 
+/// The environment variable that sets the default pinning policy: `none`, `cores` or `pus`
+/// (see [`PinPolicy`]). An explicit [`ThreadPoolBuilder::pin`] takes precedence.
+pub const PIN_ENV: &str = "NTT_PIN";
+
 /// The environment variable that, when set, overrides every pool's idle spin
 /// ([`ThreadPoolBuilder::idle_spin`]), in microseconds: for tuning experiments.
 pub const IDLE_SPIN_ENV: &str = "NTT_IDLE_SPIN_US";
@@ -58,6 +62,12 @@ pub enum BuildError {
     /// An environment variable the pool reads is not valid UTF-8.
     #[error(transparent)]
     Env(#[from] crate::env::EnvError),
+    /// `NTT_PIN` names no pinning policy.
+    #[error("invalid pinning policy: {0}")]
+    Pin(String),
+    /// [`crate::build_global`] was called after the shared default pool was built.
+    #[error("the global pool is already built: build_global must come before its first use")]
+    GlobalAlreadyBuilt,
     /// The operating system refused to start a worker thread.
     #[error("could not spawn worker thread {index}: {source}")]
     Spawn {
@@ -108,9 +118,10 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Pinning policy. Default: [`PinPolicy::Cores`] when the allowed cpuset has at least one
-    /// core per worker, else [`PinPolicy::None`]. With an explicit policy and more workers than
-    /// cores (or PUs), workers wrap around and share them.
+    /// Pinning policy. Default: `NTT_PIN` (`none`, `cores` or `pus`) when set, else
+    /// [`PinPolicy::Cores`] when the allowed cpuset has at least one core per worker, else
+    /// [`PinPolicy::None`]. With an explicit policy and more workers than cores (or PUs),
+    /// workers wrap around and share them.
     pub fn pin(mut self, policy: PinPolicy) -> Self {
         self.pin = Some(policy);
         self
@@ -163,24 +174,33 @@ impl ThreadPoolBuilder {
         resolve_worker_count(self.threads, env.as_deref(), topology.cores)
     }
 
+    /// Whether worker threads are named explicitly.
+    pub(crate) fn names_threads(&self) -> bool {
+        self.thread_name.is_some()
+    }
+
     /// Starts the workers.
     ///
     /// # Errors
     /// [`BuildError::Threads`] for a worker count that is out of range (including a malformed
     /// `NTT_THREADS`), [`BuildError::IdleSpin`] for a malformed `NTT_IDLE_SPIN_US`,
-    /// [`BuildError::Env`] for either that is not UTF-8, [`BuildError::Spawn`] when a thread
-    /// cannot be started. Failing to pin is
+    /// [`BuildError::Pin`] for a malformed `NTT_PIN`, [`BuildError::Env`] for any of them that
+    /// is not UTF-8, [`BuildError::Spawn`] when a thread cannot be started. Failing to pin is
     /// not an error: the pool runs unpinned there and says so in [`ThreadPool::warnings`].
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         let topology = self.topology.take().unwrap_or_else(Topology::detect);
         let n = self.worker_count(&topology)?;
         let env = crate::env::var(IDLE_SPIN_ENV)?;
         let idle_spin = resolve_idle_spin(self.idle_spin, env.as_deref())?;
+        let requested_pin = match self.pin {
+            Some(pin) => Some(pin),
+            None => PinPolicy::from_env()?,
+        };
         let WorkerLayout {
             pin,
             mut placements,
             budgets,
-        } = WorkerLayout::new(&topology, n, self.pin);
+        } = WorkerLayout::new(&topology, n, requested_pin);
 
         let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
         let registry = Arc::new(Registry::new(
@@ -280,6 +300,29 @@ fn resolve_worker_count(
         )));
     }
     Ok(n)
+}
+
+impl PinPolicy {
+    /// The policy `NTT_PIN` names, or `None` when it is unset or blank (the builder's default
+    /// then applies).
+    ///
+    /// # Errors
+    /// [`BuildError::Pin`] when `NTT_PIN` is set to anything but `none`, `cores` or `pus`,
+    /// [`BuildError::Env`] when it is not UTF-8.
+    pub fn from_env() -> Result<Option<Self>, BuildError> {
+        let env = crate::env::var(PIN_ENV)?;
+        resolve_pin_env(env.as_deref())
+    }
+}
+
+/// The policy a non-blank `env` (`NTT_PIN`) names; `None` when blank or unset.
+fn resolve_pin_env(env: Option<&str>) -> Result<Option<PinPolicy>, BuildError> {
+    match env.map(str::trim) {
+        Some(v) if !v.is_empty() => PinPolicy::from_name(v)
+            .map(Some)
+            .ok_or_else(|| BuildError::Pin(format!("{PIN_ENV}={v:?} is not one of none, cores, pus"))),
+        _ => Ok(None),
+    }
 }
 
 /// The idle spin: a non-blank `env` (`NTT_IDLE_SPIN_US`, microseconds), else `requested`,
@@ -579,6 +622,30 @@ mod tests {
         }
         assert!(resolve_worker_count(Some(MAX_WORKERS + 1), None, 2).is_err());
         assert!(resolve_worker_count(None, Some("1000000"), 2).is_err());
+    }
+
+    #[test]
+    fn pin_env_names_a_policy_or_is_an_error() {
+        assert_eq!(resolve_pin_env(None).ok(), Some(None));
+        assert_eq!(resolve_pin_env(Some(" ")).ok(), Some(None));
+        assert_eq!(resolve_pin_env(Some("none")).ok(), Some(Some(PinPolicy::None)));
+        assert_eq!(
+            resolve_pin_env(Some(" cores\n")).ok(),
+            Some(Some(PinPolicy::Cores))
+        );
+        assert_eq!(resolve_pin_env(Some("pus")).ok(), Some(Some(PinPolicy::Pus)));
+        for bad in ["Cores", "core", "0", "off", "cores,pus"] {
+            let err = resolve_pin_env(Some(bad)).expect_err(bad);
+            assert!(matches!(err, BuildError::Pin(_)), "{bad}: {err}");
+            assert!(
+                err.to_string().contains("NTT_PIN") && err.to_string().contains(bad),
+                "{err}"
+            );
+        }
+        for policy in PinPolicy::ALL {
+            assert_eq!(PinPolicy::from_name(policy.name()), Some(policy));
+            assert_eq!(policy.to_string(), policy.name());
+        }
     }
 
     #[test]
