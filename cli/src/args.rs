@@ -1,9 +1,11 @@
 //! Flags shared by several commands. One name per concept: `--input`, `--output`, `--lanes`,
-//! `--log-inv-rate`, `--log-n`, `--threads`, `--repeat`, `--json` mean the same everywhere.
+//! `--log-inv-rate`, `--log-n`, `--threads`, `--pin`, `--repeat`, `--json` mean the same
+//! everywhere, and so do the short forms `-i` (input), `-o` (output) and `-j` (threads).
 
 use crate::files::FileArg;
 use clap::{Args, ValueEnum};
 use ntt_pcs::{Expansion, MessageLayout};
+use ntt_runtime::PinPolicy;
 
 /// How the witness words are arranged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -65,19 +67,63 @@ impl DomainArgs {
     }
 }
 
+/// How workers are pinned to CPUs (`--pin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PinArg {
+    /// Not bound: the OS schedules the workers (for sharing a machine without `taskset`).
+    None,
+    /// Each worker bound to one core (its SMT siblings included).
+    Cores,
+    /// Each worker bound to one PU (hardware thread).
+    Pus,
+}
+
+impl From<PinArg> for PinPolicy {
+    fn from(pin: PinArg) -> Self {
+        match pin {
+            PinArg::None => PinPolicy::None,
+            PinArg::Cores => PinPolicy::Cores,
+            PinArg::Pus => PinPolicy::Pus,
+        }
+    }
+}
+
 /// The worker pool and kernels a command runs on.
-#[derive(Clone, Debug, Args)]
+#[derive(Clone, Copy, Debug, Default, Args)]
 pub struct EngineArgs {
     /// Worker threads (default: `NTT_THREADS`, else one per allowed core).
-    #[arg(long, value_name = "T")]
+    #[arg(short = 'j', long, value_name = "T")]
     pub threads: Option<usize>,
+    /// Pin workers to cores, to PUs, or not at all (default: `NTT_PIN`, else cores when there
+    /// is a core per worker). Two engines on one machine: `taskset` each to its own CPUs, or
+    /// `--pin none`.
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub pin: Option<PinArg>,
+}
+
+impl EngineArgs {
+    /// `threads` workers, pinned by default.
+    pub fn with_threads(threads: Option<usize>) -> Self {
+        Self { threads, pin: None }
+    }
+
+    /// The pinning `--pin` asks for, else `NTT_PIN`'s (`None`: the pool's default).
+    ///
+    /// # Errors
+    /// A malformed `NTT_PIN` (exit code 2).
+    pub fn pin_policy(self) -> Result<Option<PinPolicy>, ntt_runtime::BuildError> {
+        match self.pin {
+            Some(pin) => Ok(Some(pin.into())),
+            None => PinPolicy::from_env(),
+        }
+    }
 }
 
 /// A witness file and how to read it as a message.
 #[derive(Clone, Debug, Args)]
 pub struct WitnessArgs {
     /// Raw little-endian u64 words; `-` reads standard input (pipes and `<(...)` work too).
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     pub input: FileArg,
     /// Lanes (independent codewords) per row.
     #[arg(long, value_name = "N")]

@@ -1,5 +1,6 @@
 //! Building the pool, the backend, the wisdom and the committer from the flags.
 
+use crate::args::EngineArgs;
 use crate::error::CliError;
 use crate::what_if;
 use ntt_kernels::{Backend, BackendKind};
@@ -14,20 +15,21 @@ pub struct Engine {
     pub wisdom: WisdomStatus,
 }
 
-/// The worker pool and backend that `NTT_THREADS`, `NTT_BACKEND` and `--threads` ask for, planning
-/// with this machine's wisdom when there is some (a warning on stderr when it is unusable).
-pub fn engine(threads: Option<usize>) -> Result<Engine, CliError> {
-    engine_with(threads, None, None)
+/// The worker pool and backend that `NTT_THREADS`, `NTT_PIN`, `NTT_BACKEND`, `--threads` and
+/// `--pin` ask for, planning with this machine's wisdom when there is some (a warning on stderr
+/// when it is unusable).
+pub fn engine(args: EngineArgs) -> Result<Engine, CliError> {
+    engine_with(args, None, None)
 }
 
 /// As [`engine`], on `topology` (one of this machine's sources) instead of the detected one and
 /// with `backend` instead of `NTT_BACKEND`'s when given.
 pub fn engine_with(
-    threads: Option<usize>,
+    args: EngineArgs,
     topology: Option<Topology>,
     backend: Option<BackendKind>,
 ) -> Result<Engine, CliError> {
-    let encoder = bare_encoder_with(threads, topology, backend)?;
+    let encoder = bare_encoder_with(args, topology, backend)?;
     let (found, status) = wisdom::load(encoder.pool().topology());
     if let WisdomStatus::Ignored { .. } = &status {
         eprintln!("warning: wisdom {status}");
@@ -38,22 +40,23 @@ pub fn engine_with(
     })
 }
 
-pub fn encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
-    Ok(engine(threads)?.encoder)
+pub fn encoder(args: EngineArgs) -> Result<Encoder, CliError> {
+    Ok(engine(args)?.encoder)
 }
 
 /// An encoder that plans from the topology alone, ignoring wisdom (tuning measures against it).
-pub fn bare_encoder(threads: Option<usize>) -> Result<Encoder, CliError> {
-    bare_encoder_with(threads, None, None)
+pub fn bare_encoder(args: EngineArgs) -> Result<Encoder, CliError> {
+    bare_encoder_with(args, None, None)
 }
 
 /// As [`bare_encoder`], on `topology` and with `backend` when given. Refuses (exit code 2) when
 /// `NTT_TOPOLOGY` names another machine and no topology is given: nothing runs on a what-if.
 pub fn bare_encoder_with(
-    threads: Option<usize>,
+    args: EngineArgs,
     topology: Option<Topology>,
     backend: Option<BackendKind>,
 ) -> Result<Encoder, CliError> {
+    let threads = args.threads;
     if threads == Some(0) {
         return Err(CliError::Input("--threads must be at least 1".to_owned()));
     }
@@ -62,6 +65,9 @@ pub fn bare_encoder_with(
         None => Backend::from_env()?,
     };
     let mut builder = Encoder::builder().workers(threads.unwrap_or(0)).backend(backend);
+    if let Some(pin) = args.pin_policy()? {
+        builder = builder.pin(pin);
+    }
     match topology {
         Some(topology) if topology.is_what_if() => {
             return Err(CliError::Input(
@@ -75,6 +81,6 @@ pub fn bare_encoder_with(
 }
 
 /// A committer evaluating on `domain`.
-pub fn committer_on(threads: Option<usize>, domain: ntt_pcs::Domain) -> Result<Committer, CliError> {
-    Ok(Committer::new(encoder(threads)?.with_domain(domain)))
+pub fn committer_on(args: EngineArgs, domain: ntt_pcs::Domain) -> Result<Committer, CliError> {
+    Ok(Committer::new(encoder(args)?.with_domain(domain)))
 }

@@ -65,6 +65,7 @@ impl CliError {
             Self::Pool(
                 ntt_runtime::BuildError::Threads(_)
                 | ntt_runtime::BuildError::IdleSpin(_)
+                | ntt_runtime::BuildError::Pin(_)
                 | ntt_runtime::BuildError::Env(_),
             ) => EXIT_BAD_INPUT,
             Self::Pool(_) => EXIT_FAILURE,

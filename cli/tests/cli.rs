@@ -681,3 +681,80 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }
+
+/// `-i`, `-o` and `-j` are `--input`, `--output` and `--threads`; `--pin` sets the pinning and
+/// the JSON records it.
+#[test]
+fn short_flags_and_pin_reach_the_engine() {
+    let dir = scratch("short");
+    let witness = dir.join("w.bin");
+    let out = ntt(&["witness", "--log-n", "12", "--lanes", "16", "-o", s(&witness)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let long = ntt(&["witness", "--log-n", "12", "--lanes", "16", "--output", "-"]);
+    assert_eq!(std::fs::read(&witness).unwrap(), long.stdout);
+    for pin in ["none", "cores", "pus"] {
+        let commit = ntt(&[
+            "commit",
+            "-i",
+            s(&witness),
+            "--lanes",
+            "16",
+            "-j",
+            "2",
+            "--pin",
+            pin,
+            "--json",
+        ]);
+        assert!(commit.status.success(), "{}", stderr(&commit));
+        let v = json(&commit);
+        assert_eq!(v["threads"], 2, "{v}");
+        assert_eq!(v["pin"], pin, "{v}");
+    }
+    let codeword = dir.join("c.bin");
+    let encode = ntt(&[
+        "encode",
+        "-i",
+        s(&witness),
+        "--lanes",
+        "16",
+        "--log-inv-rate",
+        "1",
+        "-o",
+        s(&codeword),
+        "-j",
+        "1",
+        "--json",
+    ]);
+    assert!(encode.status.success(), "{}", stderr(&encode));
+    assert_eq!(json(&encode)["threads"], 1);
+    assert!(codeword.is_file());
+}
+
+/// `NTT_PIN=none` leaves every worker unbound; `--pin` overrides it; a value that names no
+/// policy is bad input (exit 2) that says which variable is wrong.
+#[test]
+fn ntt_pin_sets_the_default_pinning() {
+    let report = |args: &[&str], pin: &str| {
+        let mut all = vec!["topology", "--json", "-j", "2"];
+        all.extend_from_slice(args);
+        let out = ntt_with(&all, &[("NTT_PIN", pin)], None);
+        assert!(out.status.success(), "{}", stderr(&out));
+        json(&out)
+    };
+    let none = report(&[], "none");
+    assert_eq!(none["pin_policy"], "none");
+    let workers = none["workers"].as_array().expect("workers");
+    assert_eq!(workers.len(), 2);
+    assert!(
+        workers
+            .iter()
+            .all(|w| w["bound_to"].as_array().is_some_and(Vec::is_empty))
+    );
+    assert_eq!(report(&["--pin", "none"], "pus")["pin_policy"], "none");
+    assert_eq!(report(&[], "pus")["pin_policy"], "pus");
+    let text = ntt_with(&["topology", "-j", "1"], &[("NTT_PIN", "none")], None);
+    assert!(stdout(&text).contains("(pinning: none)"), "{}", stdout(&text));
+
+    let bad = ntt_with(&["commit", "--threads", "1"], &[("NTT_PIN", "all-of-them")], None);
+    assert_clean_failure(&bad, 2, "NTT_PIN");
+}

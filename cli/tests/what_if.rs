@@ -22,6 +22,7 @@ fn ntt(args: &[&str], topology_env: Option<&str>) -> Output {
     cmd.args(args)
         .env_remove("NTT_BACKEND")
         .env_remove("NTT_THREADS")
+        .env_remove("NTT_PIN")
         .env("NTT_WISDOM", "off");
     match topology_env {
         Some(value) => cmd.env("NTT_TOPOLOGY", value),

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 pub struct CommitArgs {
     /// Raw little-endian u64 witness words; `-` reads standard input (default: the seeded
     /// 2^22-word witness that `ntt witness --log-n 22` writes).
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     input: Option<FileArg>,
     /// Arrangement of the witness words.
     #[arg(long, value_enum, default_value_t = Layout::Lanes)]
@@ -114,6 +114,8 @@ struct Report {
     log_inv_rate: u32,
     basis: ntt_pcs::BasisName,
     threads: usize,
+    /// How the workers are pinned: none, cores or pus.
+    pin: &'static str,
     backend: String,
     layout: &'static str,
     witness_words: usize,
@@ -150,8 +152,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
     let expansion = args.expansion.expansion();
     let shape = Shape::of_witness(witness.len(), args.lanes, args.log_inv_rate, expansion)?;
     let layout: MessageLayout = args.layout.into();
-    let committer =
-        engine::committer_on(args.engine.threads, args.domain.domain())?.with_expansion(expansion);
+    let committer = engine::committer_on(args.engine, args.domain.domain())?.with_expansion(expansion);
     let plan = committer.encoder().plan(shape, layout);
     let params = CommitParams::lanes(args.lanes)
         .log_inv_rate(args.log_inv_rate)
@@ -203,6 +204,7 @@ pub fn run(args: CommitArgs) -> Result<(), CliError> {
         log_inv_rate: args.log_inv_rate,
         basis: commitment.basis(),
         threads: committer.encoder().pool().num_workers(),
+        pin: committer.encoder().pool().pin_policy().name(),
         backend: format!("{:?}", committer.encoder().backend().kind()).to_lowercase(),
         layout: args.layout.name(),
         witness_words: witness.len(),
@@ -253,7 +255,11 @@ fn text(r: &Report) -> String {
         r.log_rows, r.lanes, r.log_inv_rate, r.witness_words, r.layout
     );
     let _ = writeln!(out, "basis       {}", r.basis);
-    let _ = writeln!(out, "engine      {} threads, {} backend", r.threads, r.backend);
+    let _ = writeln!(
+        out,
+        "engine      {} threads (pin {}), {} backend",
+        r.threads, r.pin, r.backend
+    );
     let _ = writeln!(out, "plan        {}", r.plan);
     let stages: [(&str, f64, Option<&Spread>); 4] = [
         (

@@ -21,7 +21,7 @@ pub struct EncodeArgs {
     witness: WitnessArgs,
     /// Where to write the codeword (row-major, little-endian u64); `-` for standard output
     /// (the report then goes to standard error).
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     output: FileArg,
     #[command(flatten)]
     engine: EngineArgs,
@@ -39,6 +39,8 @@ struct Report {
     lanes: usize,
     log_inv_rate: u32,
     threads: usize,
+    /// How the workers are pinned: none, cores or pus.
+    pin: &'static str,
     codeword_words: usize,
     encode_ms: f64,
 }
@@ -52,7 +54,7 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
     let witness = input::read_words(&w.input)?;
     let shape = Shape::of_witness(witness.len(), w.lanes, w.log_inv_rate, w.expansion.expansion())?;
     memory::ensure_available("the codeword", shape.codeword_bytes())?;
-    let encoder = engine::encoder(args.engine.threads)?.with_domain(args.domain.domain());
+    let encoder = engine::encoder(args.engine)?.with_domain(args.domain.domain());
     let words = shape.codeword_words();
     let mut codeword: Vec<MaybeUninit<u64>> = Vec::new();
     codeword
@@ -81,6 +83,7 @@ pub fn run(args: EncodeArgs) -> Result<(), CliError> {
         lanes: w.lanes,
         log_inv_rate: w.log_inv_rate,
         threads: encoder.pool().num_workers(),
+        pin: encoder.pool().pin_policy().name(),
         codeword_words: words,
         encode_ms,
     };

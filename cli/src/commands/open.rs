@@ -24,7 +24,7 @@ pub struct OpenArgs {
     rows: input::RowList,
     /// Where to write the proof (the binary format of docs/FORMAT.md); `-` for standard output
     /// (the report then goes to standard error).
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     output: FileArg,
     /// Also write the commitment (root or cap, log-rows, lanes, tree) as JSON for `ntt verify --commitment`.
     #[arg(long, value_name = "FILE")]
@@ -52,6 +52,8 @@ struct Report {
     log_inv_rate: u32,
     rows: Vec<usize>,
     threads: usize,
+    /// How the workers are pinned: none, cores or pus.
+    pin: &'static str,
     proof_bytes: usize,
     output: String,
     commitment: Option<String>,
@@ -68,8 +70,8 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
         &[("--input", Some(&w.input))],
     )?;
     let witness = input::read_words(&w.input)?;
-    let committer = engine::committer_on(args.engine.threads, args.domain.domain())?
-        .with_expansion(w.expansion.expansion());
+    let committer =
+        engine::committer_on(args.engine, args.domain.domain())?.with_expansion(w.expansion.expansion());
     let (commitment, data) = committer.commit(
         &witness,
         CommitParams::lanes(w.lanes)
@@ -94,6 +96,7 @@ pub fn run(args: OpenArgs) -> Result<(), CliError> {
         log_inv_rate: w.log_inv_rate,
         rows: args.rows.0.clone(),
         threads: committer.encoder().pool().num_workers(),
+        pin: committer.encoder().pool().pin_policy().name(),
         proof_bytes: proof.len(),
         output: args.output.to_string(),
         commitment: args.commitment.as_ref().map(ToString::to_string),

@@ -124,7 +124,7 @@ pub fn run(args: PlanArgs) -> Result<(), CliError> {
         .is_some()
         .then(|| what_if::load(&spec))
         .transpose()?;
-    let engine = engine::engine_with(args.engine.threads, forced, Some(backend))?;
+    let engine = engine::engine_with(args.engine, forced, Some(backend))?;
     let plan = engine.encoder.plan(shape, args.layout.into());
     let text = if args.json.json {
         let mut value = plan_json(&plan)?;

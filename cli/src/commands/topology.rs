@@ -110,7 +110,7 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
     let spec = what_if::requested(args.topology.as_deref())?;
     let backend = what_if::backend_kind(args.backend.as_deref(), spec.is_what_if())?;
     let report = if spec.is_what_if() {
-        what_if_report(&what_if::load(&spec)?, args.engine.threads, backend)?
+        what_if_report(&what_if::load(&spec)?, args.engine, backend)?
     } else {
         let forced = args
             .topology
@@ -118,7 +118,7 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
             .then(|| what_if::load(&spec))
             .transpose()?;
         let engine::Engine { encoder, wisdom } =
-            engine::engine_with(args.engine.threads, forced.clone(), Some(backend))?;
+            engine::engine_with(args.engine, forced.clone(), Some(backend))?;
         let pool = encoder.pool();
         let topology = pool.topology().clone();
         let mut warnings = topology.warnings.clone();
@@ -128,7 +128,15 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
                 .filter(|w| !topology.warnings.contains(w))
                 .cloned(),
         );
-        let single = engine::engine_with(Some(1), forced, Some(backend))?.encoder;
+        let single = engine::engine_with(
+            EngineArgs {
+                threads: Some(1),
+                ..args.engine
+            },
+            forced,
+            Some(backend),
+        )?
+        .encoder;
         let mut plans = Vec::new();
         for enc in [&single, &encoder] {
             plans.extend(plans_for(enc)?);
@@ -136,7 +144,7 @@ pub fn run(args: TopologyArgs) -> Result<(), CliError> {
         Report {
             allowed_cpuset: topology.allowed_cpus(),
             workers: worker_reports(pool.placements(), pool.budgets()),
-            pin_policy: format!("{:?}", pool.pin_policy()).to_lowercase(),
+            pin_policy: pool.pin_policy().name().to_owned(),
             what_if: None,
             backends_supported: supported_backends(),
             threads: pool.num_workers(),
@@ -163,16 +171,12 @@ fn emit(report: &Report, json: bool) -> Result<(), CliError> {
 }
 
 /// Another machine's report: its workers laid out (not started), and plans for them.
-fn what_if_report(
-    topology: &Topology,
-    threads: Option<usize>,
-    backend: BackendKind,
-) -> Result<Report, CliError> {
-    if threads == Some(0) {
+fn what_if_report(topology: &Topology, engine: EngineArgs, backend: BackendKind) -> Result<Report, CliError> {
+    if engine.threads == Some(0) {
         return Err(CliError::Input("--threads must be at least 1".to_owned()));
     }
-    let workers = threads.unwrap_or(topology.cores);
-    let layout = WorkerLayout::new(topology, workers, None);
+    let workers = engine.threads.unwrap_or(topology.cores);
+    let layout = WorkerLayout::new(topology, workers, engine.pin_policy()?);
     let mut plans = Vec::new();
     for n in [1, workers] {
         for &log_n in &REPORT_LOG_N {
@@ -193,7 +197,7 @@ fn what_if_report(
         what_if: topology.what_if.clone(),
         backends_supported: supported_backends(),
         allowed_cpuset: topology.allowed_cpus(),
-        pin_policy: format!("{:?} (not applied)", layout.pin).to_lowercase(),
+        pin_policy: format!("{} (not applied)", layout.pin),
         workers: worker_reports(&layout.placements, &layout.budgets),
         backend: backend.name().to_owned(),
         column_start: None,

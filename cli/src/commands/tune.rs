@@ -1,6 +1,6 @@
 //! `ntt tune`: measure which planner settings run fastest here, and optionally keep them as wisdom.
 
-use crate::args::{ExpansionArgs, JsonArgs};
+use crate::args::{EngineArgs, ExpansionArgs, JsonArgs};
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
 use crate::files::{self, FileArg};
@@ -40,7 +40,7 @@ pub struct TuneArgs {
     #[command(flatten)]
     expansion: ExpansionArgs,
     /// Worker counts to tune (comma-separated; default: 1 and every allowed core).
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    #[arg(short = 'j', long, value_name = "LIST", value_delimiter = ',')]
     threads: Option<Vec<usize>>,
     /// Backends to sweep (comma-separated: portable, pclmul, avx2, avx512, neon; each must run
     /// on this CPU). Default: `NTT_BACKEND`, else the best this CPU runs.
@@ -53,7 +53,7 @@ pub struct TuneArgs {
     #[arg(long)]
     full: bool,
     /// Directory for the CSV, JSON and plot (each file is replaced whole, never left partial).
-    #[arg(long, alias = "out", value_name = "DIR", default_value = "ntt-tune")]
+    #[arg(short, long, alias = "out", value_name = "DIR", default_value = "ntt-tune")]
     output: PathBuf,
     /// Save the best settings per shape as wisdom (see `NTT_WISDOM`).
     #[arg(long)]
@@ -125,7 +125,7 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
         }
         kinds
     };
-    let all = engine::bare_encoder(None)?.pool().num_workers();
+    let all = engine::bare_encoder(EngineArgs::default())?.pool().num_workers();
     let mut worker_counts = args.threads.clone().unwrap_or_else(|| vec![1, all]);
     worker_counts.dedup();
     if let Some(&bad) = worker_counts
@@ -141,7 +141,7 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
     let mut topology = None;
     for &backend in &backends {
         for &workers in &worker_counts {
-            let base = engine::bare_encoder_with(Some(workers), None, backend)?;
+            let base = engine::bare_encoder_with(EngineArgs::with_threads(Some(workers)), None, backend)?;
             topology.get_or_insert_with(|| base.pool().topology().clone());
             for &log_n in &log_ns {
                 let shape = shape_for(log_n, args.lanes, args.log_inv_rate, args.expansion.expansion())?;

@@ -26,7 +26,7 @@ pub struct WitnessArgs {
     seed: u64,
     /// Where to write the words (little-endian u64); `-` for standard output (the report then
     /// goes to standard error).
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     output: FileArg,
     #[command(flatten)]
     json: JsonArgs,

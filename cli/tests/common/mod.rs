@@ -14,7 +14,7 @@ pub const HANG: Duration = Duration::from_secs(120);
 pub fn command(args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ntt"));
     cmd.args(args);
-    for var in ["NTT_BACKEND", "NTT_THREADS", "NTT_TOPOLOGY", "NTT_LOG"] {
+    for var in ["NTT_BACKEND", "NTT_THREADS", "NTT_TOPOLOGY", "NTT_LOG", "NTT_PIN"] {
         cmd.env_remove(var);
     }
     // Plans must not depend on wisdom the machine running the tests happens to have.
