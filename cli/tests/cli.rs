@@ -758,3 +758,34 @@ fn ntt_pin_sets_the_default_pinning() {
     let bad = ntt_with(&["commit", "--threads", "1"], &[("NTT_PIN", "all-of-them")], None);
     assert_clean_failure(&bad, 2, "NTT_PIN");
 }
+
+/// At a size where every candidate plans the default plan's work, the text and the plot say so
+/// instead of showing an empty panel.
+#[test]
+fn tune_says_when_only_the_default_plan_fits() {
+    let dir = scratch("tune-small");
+    let results = dir.join("results");
+    let out = ntt(&[
+        "tune",
+        "--log-n",
+        "14",
+        "--lanes",
+        "64",
+        "-j",
+        "1",
+        "--repeat",
+        "1",
+        "--backends",
+        "portable",
+        "-o",
+        s(&results),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("only the default plan fits this size"), "{text}");
+    let svg = std::fs::read_to_string(results.join("plot.svg")).expect("plot.svg");
+    assert!(
+        svg.contains("2^14 words: only the default plan fits this size"),
+        "no note in the plot"
+    );
+}

@@ -6,7 +6,7 @@ use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::tree_args::TreeArgs;
 use crate::tune::measure::interleaved;
-use crate::tune::plot::TunePlot;
+use crate::tune::plot::{ONLY_DEFAULT, TunePlot};
 use crate::tune::report::{self, Best, Measured, Setting};
 use crate::tune::sweep::{self, Depth};
 use crate::{engine, progress, report as json_report, workload};
@@ -347,6 +347,9 @@ fn summary_text(s: &Summary<'_>, results: &[Measured], dir: &std::path::Path) ->
     let _ = writeln!(out, "{} (topology fingerprint {})", s.cpu_model, s.fingerprint);
     for b in s.best {
         let _ = writeln!(out, "\n{}", b.setting.name());
+        if results.iter().filter(|r| r.setting == b.setting).count() == 1 {
+            let _ = writeln!(out, "  {ONLY_DEFAULT}");
+        }
         for r in results.iter().filter(|r| r.setting == b.setting) {
             let _ = write!(
                 out,

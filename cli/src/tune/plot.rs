@@ -59,6 +59,12 @@ impl TunePlot<'_> {
         out
     }
 
+    /// Whether every candidate at `setting` planned the default plan's work (small sizes),
+    /// leaving nothing to compare it with.
+    fn only_default(&self, setting: Setting) -> bool {
+        self.results.iter().filter(|r| r.setting == setting).count() == 1
+    }
+
     fn points(&self, setting: Setting, family: Family) -> Vec<Point> {
         let group = || self.results.iter().filter(move |r| r.setting == setting);
         let Some(default) =
@@ -167,11 +173,7 @@ impl TunePlot<'_> {
         let (plot_area, legend_area) = area.split_horizontally(area.dim_in_pixel().0 - LEGEND_WIDTH);
         let mut chart = ChartBuilder::on(&plot_area)
             .caption(
-                format!(
-                    "{} thread(s), backend {}",
-                    key.threads,
-                    format!("{:?}", key.backend).to_lowercase()
-                ),
+                format!("{} thread(s), backend {}", key.threads, key.backend.name()),
                 (FONT, 19),
             )
             .margin(14)
@@ -240,9 +242,23 @@ impl TunePlot<'_> {
                 dashed: false,
             });
         }
+        // A size at which every candidate plans the default's work has no line: say so
+        // rather than leave the panel silently empty.
+        let font = (FONT, 16).into_font().color(&GREY);
+        let lonely = settings.iter().filter(|&&s| self.only_default(s));
+        for (i, setting) in lonely.enumerate() {
+            plot_area.draw(&Text::new(
+                format!("2^{} words: {ONLY_DEFAULT}", setting.log_n),
+                (90, 60 + 22 * i as i32),
+                font.clone(),
+            ))?;
+        }
         draw_legend(&legend_area, &legend)
     }
 }
+
+/// What the plot and the text say of a size with nothing to compare the default plan with.
+pub const ONLY_DEFAULT: &str = "only the default plan fits this size (every candidate plans the same work)";
 
 /// `0.5×`, `1×`, `4×` at whole powers of two of a log2 coordinate; nothing between them.
 fn ratio_label(log2: &f64) -> String {
