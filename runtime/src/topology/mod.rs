@@ -159,7 +159,10 @@ impl Topology {
                 )],
             ),
             Ok(spec) => (spec, Vec::new()),
-            Err(e) => (TopologySpec::Hwloc, vec![format!("{e}; using hwloc")]),
+            Err(e) => (
+                TopologySpec::Hwloc,
+                vec![format!("{e}; reading it as if it were unset")],
+            ),
         };
         let mut topo = Self::detect_live(&spec);
         warnings.append(&mut topo.warnings);
