@@ -1,5 +1,8 @@
 //! The largest machine the engine describes is laid out promptly: reading it, numbering its
-//! cores and caches, placing a worker on every PU, their budgets and steal orders.
+//! cores and caches, placing a worker on every PU, their budgets and steal orders. The machine
+//! is an hwloc synthetic description: the test needs the `hwloc` feature.
+
+#![cfg(feature = "hwloc")]
 
 use ntt_runtime::{MAX_PUS, Topology, WorkerLayout};
 use std::time::{Duration, Instant};
