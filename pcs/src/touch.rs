@@ -10,14 +10,18 @@
 //! when the kernel refuses, by writing a byte per page). Chunks of whole huge pages keep two
 //! workers from faulting the same huge page at once.
 //!
-//! `NTT_FIRST_TOUCH` chooses how (read once per process): `populate` (the default), `write` (a
-//! byte written per page, as on kernels without `MADV_POPULATE_WRITE`), or `none` (no first
-//! touch before the first pass: each page is faulted in by the worker whose first pass writes
-//! it). They are there to measure one against the others on a given machine.
+//! `NTT_FIRST_TOUCH` chooses how (read once per process): `passes` (the default: no first touch
+//! before the first pass, each page is faulted in by the worker whose first pass writes it, so a
+//! worker held up by one slow fault leaves the other workers computing), `populate` (the chunks
+//! above, before the first pass) or `write` (the same, a byte written per page, as on kernels
+//! without `MADV_POPULATE_WRITE`); `none` is another name for `passes`. On a 2-vCPU guest whose
+//! host backs a huge page late now and then, `passes` scaled fresh commits 1.89–2.00× from 1 to 2
+//! workers against 1.77–1.82× for `populate` (docs/PERFORMANCE.md, "Fresh buffers").
 //!
 //! Each worker's share is recorded as a [`WorkerTouch`] (bytes, wall time, the minor page
-//! faults its thread took) and as an `NTT_LOG` span, `first_touch_worker{worker=i}`, so the
-//! balance shows on any machine.
+//! faults its thread took; with `passes`, the minor page faults each worker's thread took while
+//! the encode ran) and as an `NTT_LOG` span, `first_touch_worker{worker=i}`, so the balance
+//! shows on any machine.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -35,34 +39,110 @@ const PARALLEL_MIN_BYTES: usize = 2 * HUGE_PAGE_BYTES;
 /// How fresh pages are faulted in (`NTT_FIRST_TOUCH`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Method {
+    Passes,
     Populate,
     Write,
-    None,
 }
 
 impl Method {
-    /// `NTT_FIRST_TOUCH`, read once; anything but `write` or `none` is the default.
+    /// `NTT_FIRST_TOUCH`, read once; unset, or anything but `populate` or `write`, is the
+    /// default (the variable only chooses between ways to measure, never what is computed).
     fn get() -> Self {
         static METHOD: std::sync::OnceLock<Method> = std::sync::OnceLock::new();
         *METHOD.get_or_init(|| match std::env::var("NTT_FIRST_TOUCH").as_deref() {
+            Ok("populate") => Self::Populate,
             Ok("write") => Self::Write,
-            Ok("none") => Self::None,
-            _ => Self::Populate,
+            _ => Self::Passes,
         })
     }
 }
 
-/// What one worker spent faulting in fresh memory before the first pass.
+/// What one worker spent faulting in fresh memory: before the first pass (`NTT_FIRST_TOUCH`
+/// `populate` or `write`), or while the passes ran (the default, `passes`: then `bytes` and
+/// `time` are 0 and `faults` is what the worker's thread took during the encode).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WorkerTouch {
     /// The worker's index in its pool.
     pub worker: usize,
-    /// Bytes it faulted in.
+    /// Bytes it faulted in before the first pass (0 when the passes faulted them in).
     pub bytes: usize,
-    /// Wall time it spent doing so.
+    /// Wall time it spent doing so (0 when the passes faulted them in).
     pub time: Duration,
     /// Minor page faults its thread took meanwhile (0 where the OS does not count them).
     pub faults: u64,
+}
+
+impl WorkerTouch {
+    /// Whether the pages were faulted in by the passes themselves (`faults` then counts the
+    /// worker's page faults during the encode) rather than before the first pass.
+    pub fn during_passes(&self) -> bool {
+        self.bytes == 0
+    }
+}
+
+/// Whether fresh pages are left to the passes (`NTT_FIRST_TOUCH=passes`, the default).
+pub(crate) fn left_to_passes() -> bool {
+    Method::get() == Method::Passes
+}
+
+/// The minor page faults each of `pool`'s worker threads has taken so far, by worker; `None`
+/// where the OS does not say (not Linux, or no thread id).
+pub(crate) fn worker_faults(pool: &ThreadPool) -> Vec<Option<u64>> {
+    pool.worker_os_thread_ids()
+        .iter()
+        .map(|&id| task_minor_faults(id))
+        .collect()
+}
+
+/// Each worker's page faults between two [`worker_faults`] readings, as the passes' first touch
+/// (workers that took none, or whose count the OS does not give, are left out).
+pub(crate) fn faults_in_passes(before: &[Option<u64>], after: &[Option<u64>]) -> Vec<WorkerTouch> {
+    let shares: Vec<WorkerTouch> = before
+        .iter()
+        .zip(after)
+        .enumerate()
+        .filter_map(|(worker, (b, a))| {
+            let faults = a.zip(*b).map(|(a, b)| a.saturating_sub(b))?;
+            (faults > 0).then_some(WorkerTouch {
+                worker,
+                bytes: 0,
+                time: Duration::ZERO,
+                faults,
+            })
+        })
+        .collect();
+    for share in &shares {
+        let _span = tracing::debug_span!(
+            "first_touch_worker",
+            worker = share.worker,
+            bytes = 0,
+            faults = share.faults,
+            during_passes = true
+        )
+        .entered();
+    }
+    shares
+}
+
+/// Minor page faults the thread `id` of this process has taken (field 10 of
+/// `/proc/self/task/<id>/stat`).
+fn task_minor_faults(id: u64) -> Option<u64> {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        if id == 0 {
+            return None;
+        }
+        let stat = std::fs::read_to_string(format!("/proc/self/task/{id}/stat")).ok()?;
+        // The command (field 2) may hold spaces and parentheses: count from the last ')', after
+        // which field 3 (the state) comes first, so field 10 is the eighth.
+        let after_command = &stat[stat.rfind(')')? + 1..];
+        after_command.split_ascii_whitespace().nth(7)?.parse().ok()
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    {
+        let _ = id;
+        None
+    }
 }
 
 /// The `i`-th chunk of `[start, start + len)`: cut at the absolute 2 MiB boundaries.
@@ -95,8 +175,16 @@ fn chunks(start: usize, len: usize) -> usize {
 /// reads or writes during the call; its contents afterwards are unspecified in the bytes that
 /// were never written (a byte per page may be set to 0).
 pub(crate) unsafe fn populate(pool: &ThreadPool, ptr: *mut u8, len: usize) -> Vec<WorkerTouch> {
-    let method = Method::get();
-    if method == Method::None {
+    // SAFETY: forwarded: the caller upholds `populate`'s contract, which is `fault_in`'s.
+    unsafe { fault_in(pool, ptr, len, Method::get()) }
+}
+
+/// [`populate`] with `method` rather than `NTT_FIRST_TOUCH`'s.
+///
+/// # Safety
+/// As for [`populate`].
+unsafe fn fault_in(pool: &ThreadPool, ptr: *mut u8, len: usize, method: Method) -> Vec<WorkerTouch> {
+    if method == Method::Passes {
         return Vec::new();
     }
     let _span = tracing::debug_span!("first_touch", bytes = len).entered();
@@ -265,11 +353,18 @@ mod tests {
             let mut buffer: Vec<u64> = Vec::with_capacity(words);
             let len = words * 8;
             // SAFETY: the spare capacity is this test's, and nothing else touches it.
-            let shares = unsafe { populate(&pool, buffer.as_mut_ptr().cast(), len) };
-            assert_eq!(shares.iter().map(|s| s.bytes).sum::<usize>(), len);
-            assert!(shares.iter().all(|s| s.worker < 2 && s.bytes > 0));
-            buffer.extend((0..words as u64).map(|w| w ^ 0x5a));
-            assert!(buffer.iter().enumerate().all(|(i, &w)| w == i as u64 ^ 0x5a));
+            for method in [Method::Populate, Method::Write] {
+                let mut buffer: Vec<u64> = Vec::with_capacity(words);
+                // SAFETY: the spare capacity is this test's, and nothing else touches it.
+                let shares = unsafe { fault_in(&pool, buffer.as_mut_ptr().cast(), len, method) };
+                assert_eq!(shares.iter().map(|s| s.bytes).sum::<usize>(), len);
+                assert!(shares.iter().all(|s| s.worker < 2 && s.bytes > 0));
+                buffer.extend((0..words as u64).map(|w| w ^ 0x5a));
+                assert!(buffer.iter().enumerate().all(|(i, &w)| w == i as u64 ^ 0x5a));
+            }
+            // SAFETY: as above.
+            let left = unsafe { fault_in(&pool, buffer.as_mut_ptr().cast(), len, Method::Passes) };
+            assert!(left.is_empty());
         }
     }
 
@@ -286,10 +381,42 @@ mod tests {
         let words = (9 << 20) / 8;
         let mut buffer: Vec<u64> = (0..words as u64).collect();
         // SAFETY: the buffer is this test's and borrowed mutably for the call.
-        let _ = unsafe { populate(&pool, buffer.as_mut_ptr().cast(), words * 8) };
-        if Method::get() == Method::Populate && madvise_populate_supported() {
+        let _ = unsafe { fault_in(&pool, buffer.as_mut_ptr().cast(), words * 8, Method::Populate) };
+        if madvise_populate_supported() {
             assert!(buffer.iter().enumerate().all(|(i, &w)| w == i as u64));
         }
+    }
+
+    #[test]
+    #[cfg(all(target_os = "linux", not(miri)))]
+    fn each_worker_counts_its_own_page_faults() {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin(PinPolicy::None)
+            .build()
+            .expect("pool");
+        let before = worker_faults(&pool);
+        assert_eq!(before.len(), 2);
+        assert!(before.iter().all(Option::is_some), "{before:?}");
+        // One task writes 8 MiB of new pages (past glibc's mmap threshold, so fresh): the
+        // worker that ran it took at least a fault per huge page of it.
+        let words = (8 << 20) / 8;
+        let ran_on = std::sync::atomic::AtomicUsize::new(usize::MAX);
+        pool.run(|graph| {
+            graph.add(|ctx| {
+                ran_on.store(ctx.worker_index(), std::sync::atomic::Ordering::Relaxed);
+                let mut fresh: Vec<u64> = Vec::with_capacity(words);
+                fresh.extend(0..words as u64);
+                std::hint::black_box(&fresh);
+            });
+        });
+        let worker = ran_on.into_inner();
+        let shares = faults_in_passes(&before, &worker_faults(&pool));
+        let share = shares
+            .iter()
+            .find(|s| s.worker == worker)
+            .expect("the worker faulted");
+        assert!(share.during_passes() && share.faults >= 4, "{shares:?}");
     }
 
     #[test]

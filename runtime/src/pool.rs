@@ -208,7 +208,7 @@ impl ThreadPoolBuilder {
             placements.iter().map(|p| p.steal_order.clone()).collect(),
             idle_spin,
         ));
-        let (started_tx, started_rx) = mpsc::channel::<(usize, Result<(), String>)>();
+        let (started_tx, started_rx) = mpsc::channel::<(usize, Result<(), String>, u64)>();
         let mut handles = Vec::with_capacity(n);
         for (index, deque) in deques.into_iter().enumerate() {
             let name = match &mut self.thread_name {
@@ -230,7 +230,7 @@ impl ThreadPoolBuilder {
                     placement::bind_current_thread(&bind)
                 };
                 // The builder is waiting for this message; it cannot have gone away.
-                let _ = started.send((index, pinned));
+                let _ = started.send((index, pinned, os_thread_id()));
                 WorkerThread::new(index, deque, registry_for_worker, victims).main_loop();
             });
             match spawned {
@@ -246,7 +246,9 @@ impl ThreadPoolBuilder {
         }
         drop(started_tx);
         let mut warnings = Vec::new();
-        for (index, pinned) in started_rx.iter().take(n) {
+        let mut os_thread_ids = vec![0; n];
+        for (index, pinned, os_thread_id) in started_rx.iter().take(n) {
+            os_thread_ids[index] = os_thread_id;
             if let Err(e) = pinned {
                 warnings.push(format!("worker {index} could not be pinned: {e}"));
                 placements[index].bound_to.clear();
@@ -275,7 +277,21 @@ impl ThreadPoolBuilder {
             topology,
             pin,
             warnings,
+            os_thread_ids,
         })
+    }
+}
+
+/// The calling thread's OS id: Linux's `gettid`, 0 elsewhere (and under Miri).
+fn os_thread_id() -> u64 {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        // SAFETY: `gettid` takes no arguments, touches no memory and cannot fail.
+        u64::try_from(unsafe { libc::gettid() }).unwrap_or(0)
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    {
+        0
     }
 }
 
@@ -350,6 +366,8 @@ pub struct ThreadPool {
     topology: Topology,
     pin: PinPolicy,
     warnings: Vec<String>,
+    /// Each worker's OS thread id, by worker (0 where the OS gives none).
+    os_thread_ids: Vec<u64>,
     handoff_cost: Duration,
     /// How the inline runs' real times compare with their estimates (`estimate.rs`).
     estimate_scale: EstimateScale,
@@ -405,6 +423,13 @@ impl ThreadPool {
     /// The pinning policy in effect (after the default was resolved).
     pub fn pin_policy(&self) -> PinPolicy {
         self.pin
+    }
+
+    /// Each worker's OS thread id (Linux's `gettid`), indexed by worker; 0 where the OS gives
+    /// none. For per-thread OS statistics, such as the page faults each worker took
+    /// (`/proc/self/task/<id>/stat`).
+    pub fn worker_os_thread_ids(&self) -> &[u64] {
+        &self.os_thread_ids
     }
 
     /// What went wrong while starting (pinning failures, oversubscription), in plain words.

@@ -12,6 +12,7 @@ use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::encoder::{EncodeError, Encoder};
 use crate::shape::{CommitParams, Expansion, Shape, ShapeError, memory};
 use crate::sink::RowSink;
+use crate::touch;
 use ntt_verify::{Commitment, TreeKind};
 
 /// The sink of one commit: the chunk tree's streaming hasher or the row tree's.
@@ -250,6 +251,11 @@ impl Committer {
             })?
         };
         let allocate = allocating.elapsed();
+        // A fresh buffer left to the passes: count each worker's page faults over the encode.
+        let faults_before = first_touch
+            .as_ref()
+            .filter(|_| touch::left_to_passes())
+            .map(|_| touch::worker_faults(self.encoder.pool()));
         {
             let _span =
                 tracing::debug_span!("encode", log_rows = shape.log_rows(), fused_hash = true).entered();
@@ -264,6 +270,13 @@ impl Committer {
         // SAFETY: `Encoder::encode` returned `Ok`, so it wrote every one of the first `words`
         // words of the spare capacity, which `reserve_codeword` made at least `words` long.
         unsafe { buffer.set_len(words) };
+        let first_touch = match faults_before {
+            Some(before) => Some(touch::faults_in_passes(
+                &before,
+                &touch::worker_faults(self.encoder.pool()),
+            )),
+            None => first_touch,
+        };
 
         let (busy, cap, tree) = {
             let _span = tracing::debug_span!("merge").entered();

@@ -49,6 +49,10 @@ pub fn print(figures: &[TouchFigure]) {
     let parts: Vec<String> = figures
         .iter()
         .map(|f| {
+            if f.median_mib == 0.0 {
+                // Left to the passes (`NTT_FIRST_TOUCH=passes`, the default).
+                return format!("w{} {:.0} faults in the passes", f.worker, f.median_faults);
+            }
             format!(
                 "w{} {:.2} ms {:.1} MiB {:.0} faults",
                 f.worker, f.median_ms, f.median_mib, f.median_faults
