@@ -78,6 +78,11 @@ fn refusal(sink: Option<GuardedSink<'_>>) -> Result<(), EncodeError> {
     }
 }
 
+/// Fresh codeword bytes below which an encode does not fault its buffer in before the first
+/// pass (16 pages: at most 16 page faults on a buffer's first use, which the passes take on the
+/// worker that writes them).
+const MIN_FIRST_TOUCH_BYTES: usize = 64 << 10;
+
 /// Encodes interleaved lanes; cheap to clone (the pool is shared).
 #[derive(Clone, Debug)]
 pub struct Encoder {
@@ -207,6 +212,10 @@ impl Encoder {
         direction: Direction,
         fresh: Option<(usize, usize)>,
     ) -> Result<(), EncodeError> {
+        // A small buffer is left to fault in as the passes write it: one `mincore` and two
+        // `getrusage` calls per encode cost more than the few page faults they could save, and
+        // a buffer this small comes from the allocator's heap, almost always present already.
+        let fresh = fresh.filter(|&(_, bytes)| bytes >= MIN_FIRST_TOUCH_BYTES);
         let passes = || {
             if let Some((address, bytes)) = fresh {
                 // SAFETY: the caller's promise: the range lies inside the buffer the transform
