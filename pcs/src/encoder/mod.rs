@@ -13,6 +13,7 @@ mod exec;
 mod lanes;
 mod layers;
 mod narrow;
+mod plan_cache;
 mod rows;
 mod split;
 
@@ -29,6 +30,7 @@ use exec::{Message, Run};
 use layers::Direction;
 use ntt_kernels::Backend;
 use ntt_runtime::ThreadPool;
+use plan_cache::PlanCache;
 use rows::SharedRows;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
@@ -94,6 +96,9 @@ pub struct Encoder {
     /// Where the codeword is evaluated, and the twiddles that follow from it.
     domain: Domain,
     twiddles: Arc<Twiddles>,
+    /// The plans made so far, for this pool, backend, config and wisdom: a setter that changes
+    /// one of them starts a fresh cache.
+    plans: Arc<PlanCache>,
 }
 
 impl Encoder {
@@ -111,6 +116,7 @@ impl Encoder {
             wisdom: None,
             domain: Domain::polynomial(),
             twiddles: Arc::new(Twiddles::polynomial()),
+            plans: Arc::default(),
         }
     }
 
@@ -130,6 +136,7 @@ impl Encoder {
     /// Forces planner values (tuning experiments, saved wisdom).
     pub fn with_config(mut self, config: PlanConfig) -> Self {
         self.config = config;
+        self.plans = Arc::default();
         self
     }
 
@@ -137,6 +144,7 @@ impl Encoder {
     /// [`PlanConfig`] leaves a setting unforced; `None` plans from the topology alone.
     pub fn with_wisdom(mut self, wisdom: Option<Arc<Wisdom>>) -> Self {
         self.wisdom = wisdom;
+        self.plans = Arc::default();
         self
     }
 
@@ -155,7 +163,14 @@ impl Encoder {
         &self.config
     }
 
-    fn plan_inner(&self, shape: Shape, layout: Option<MessageLayout>) -> Plan {
+    /// The plan for `shape` and `layout`: made once, then taken from the cache.
+    fn plan_inner(&self, shape: Shape, layout: Option<MessageLayout>) -> Arc<Plan> {
+        self.plans
+            .get_or_make(shape, layout, || self.fresh_plan(shape, layout))
+    }
+
+    /// The planner's answer for `shape` and `layout`, made now.
+    fn fresh_plan(&self, shape: Shape, layout: Option<MessageLayout>) -> Plan {
         let workers = self.pool.num_workers();
         let wise = self.wisdom.as_ref().and_then(|w| w.config_for(shape, workers));
         let config = match wise {
@@ -174,12 +189,12 @@ impl Encoder {
 
     /// The plan an encode of a separate message of this shape and layout would run.
     pub fn plan(&self, shape: Shape, layout: MessageLayout) -> Plan {
-        self.plan_inner(shape, Some(layout))
+        Plan::clone(&self.plan_inner(shape, Some(layout)))
     }
 
     /// The plan [`Encoder::encode_in_place`] would run.
     pub fn plan_in_place(&self, shape: Shape) -> Plan {
-        self.plan_inner(shape, None)
+        Plan::clone(&self.plan_inner(shape, None))
     }
 
     /// The shape of a buffer, also checked against the domain's size.
