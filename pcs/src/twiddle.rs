@@ -156,6 +156,22 @@ impl Twiddles {
     pub fn twiddle(&self, depth: u32, block: u64) -> u64 {
         self.table.twiddle(depth, block) ^ self.offset(depth)
     }
+
+    /// What setting bit k of a block index (clear before) adds to the seven twiddles of that
+    /// block's radix-8 group ([`Radix8Walk`], top layer pairs `2^depth` apart), for each
+    /// k < `out.len()`: the twiddles are sums over the index's set bits, so these are the
+    /// table's own entries, read rather than walked (the shift cancels). `depth ≥ 2`.
+    pub fn radix8_bit_steps(&self, depth: u32, out: &mut [[u64; 7]]) {
+        let t = self.table;
+        let (top, mid, low) = (t.row(depth), t.row(depth - 1), t.row(depth - 2));
+        for (k, step) in out.iter_mut().enumerate() {
+            // Block b's top twiddle takes row_depth[1 + j] for bit j of b; the middle layer's
+            // blocks 2b, 2b + 1 take row_{depth−1}[2 + j], the lowest layer's 4b .. 4b + 3 take
+            // row_{depth−2}[3 + j].
+            let (m, l) = (mid[2 + k], low[3 + k]);
+            *step = [top[1 + k], m, m, l, l, l, l];
+        }
+    }
 }
 
 /// Σ_j bit_j(bits) · coeffs[j] (bits beyond `coeffs` must be zero).
@@ -310,6 +326,27 @@ impl Radix4Walk {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The looked-up steps are what a walk from the block with the bit set adds, on a shifted
+    /// domain too (whose offsets cancel).
+    #[test]
+    fn radix8_bit_steps_match_the_walks() {
+        let shifted = Twiddles::new(&Domain::polynomial().with_shift(0x1234_5678_9abc_def1));
+        for tw in [Twiddles::polynomial(), shifted] {
+            for depth in [2u32, 3, 7, 20] {
+                let mut steps = [[0u64; 7]; 12];
+                tw.radix8_bit_steps(depth, &mut steps);
+                for first in [0u64, 1 << 12, 5 << 12] {
+                    let base = Radix8Walk::new(&tw, depth, first).get();
+                    for (k, step) in steps.iter().enumerate() {
+                        let set = Radix8Walk::new(&tw, depth, first | 1 << k).get();
+                        let diff: [u64; 7] = core::array::from_fn(|j| set[j] ^ base[j]);
+                        assert_eq!(*step, diff, "depth {depth} first {first} bit {k}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn table_matches_published_rows() {
