@@ -22,7 +22,9 @@
 //! ran, `fingerprint` the engine's check that a codeword is the one its encoder hashed,
 //! `tree_nodes` the layers above the leaves, `other` the rest of the commit (the witness's
 //! padding and transposition, allocation and first touch), and `page_faults`, minor faults
-//! during the commit, a count). Hashing times are thread times summed over the workers, exact on
+//! during the commit, a count), and `engine_commits` with `engine_commits_fused` and
+//! `engine_commits_stale`: how many of the engine's Merkle commits (warm-up included) took the
+//! encoder's row digests, and how many found their codeword changed. Hashing times are thread times summed over the workers, exact on
 //! one worker; Plonky3's are read by a wrapper around its hasher (a clock read per `hash_many`
 //! call of 8 KiB or more).
 //! `--calls` adds a table of every NTT call of one commit and open, with both NTTs' medians.
@@ -451,6 +453,9 @@ struct Comparison {
     engine: Samples,
     verified: bool,
     identical: bool,
+    /// The engine's Merkle commits that took the encoder's row digests, and those that found
+    /// their codeword changed (none for the chunk tree).
+    handover: Option<(u64, u64)>,
 }
 
 /// One side of a comparison: its NTT, its Mmcs, and its hashing counters.
@@ -531,6 +536,7 @@ where
         engine: e,
         verified,
         identical,
+        handover: None,
     }
 }
 
@@ -547,6 +553,7 @@ where
     let cap = instance.cap_height();
     let mmcs = MerkleMmcs::<H>::sharing_pool_of(&ntt, cap);
     let stats = mmcs.clone();
+    let handover = mmcs.clone();
     let plonky = Side {
         ntt: LchNtt::<Poly64>::default(),
         mmcs: plonky_mmcs::<H>(cap),
@@ -572,7 +579,12 @@ where
             ]
         }),
     };
-    compare(args, instance, rayon, plonky, engine)
+    let comparison = compare(args, instance, rayon, plonky, engine);
+    let s = handover.stats();
+    Comparison {
+        handover: Some((s.fused, s.stale)),
+        ..comparison
+    }
 }
 
 fn main() {
@@ -599,6 +611,7 @@ fn main() {
         engine: e,
         verified,
         identical,
+        handover,
     } = match args.mmcs {
         MmcsChoice::Keccak => compare_merkle::<Keccak256Hash>(&args, &instance, &rayon, ntt),
         MmcsChoice::Blake3 => compare_merkle::<p3_blake3::Blake3>(&args, &instance, &rayon, ntt),
@@ -649,6 +662,11 @@ fn main() {
             "open_speedup": po / eo,
             "encode_speedup": pe / ee,
             "commit_breakdown_ms": { "plonky3": breakdown(&p), "engine": breakdown(&e) },
+            // Every encode of a prove is followed by the commit of its codeword: the untimed
+            // warm-up and each timed run made this many commits on the engine's side.
+            "engine_commits": e.calls.first().map_or(0, |c| c.len() + 1) * (e.commit.len() + 1),
+            "engine_commits_fused": handover.map(|(fused, _)| fused),
+            "engine_commits_stale": handover.map(|(_, stale)| stale),
         });
         println!("{report}");
     } else {
