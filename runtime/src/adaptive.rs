@@ -4,7 +4,7 @@
 //! with `join` would make every piece a unit of stealing, so a worker that is slowed down (a
 //! busy neighbour on its core, a page fault storm) would still own the pieces it took. Here a
 //! worker owns a *piece*: a shared interval of grains `front..back`. [`ThreadPool::for_each`]
-//! is this loop.
+//! and [`ThreadPool::try_for_each`] are this loop.
 //!
 //! ```text
 //!   owner:  takes grains from the front, one at a time (one fetch_add each)
@@ -60,27 +60,27 @@ impl ThreadPool {
     ///
     /// Pieces are made when idle workers ask for them rather than up front, so a small grain
     /// costs one atomic per grain instead of a split per grain, and a slowed-down worker loses
-    /// all but its current grain to the others. [`ThreadPool::for_each`] is the same loop.
+    /// all but its current grain to the others.
     ///
     /// # Panics
     /// Re-raises the first panic of `f`; grains not yet started when it happened are skipped.
-    pub fn for_each_adaptive(
+    pub fn for_each(
         &self,
         range: Range<usize>,
         grain: usize,
         f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
     ) {
-        if let Err(e) = self.try_for_each_adaptive(range, grain, f) {
+        if let Err(e) = self.try_for_each(range, grain, f) {
             e.resume();
         }
     }
 
-    /// Like [`ThreadPool::for_each_adaptive`], returning the first panic instead of re-raising
+    /// Like [`ThreadPool::for_each`], returning the first panic instead of re-raising
     /// it.
     ///
     /// # Errors
     /// [`RunError::Panicked`] with the payload of the first grain that panicked.
-    pub fn try_for_each_adaptive(
+    pub fn try_for_each(
         &self,
         range: Range<usize>,
         grain: usize,

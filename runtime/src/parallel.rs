@@ -1,31 +1,12 @@
-//! Data-parallel loops over index ranges and slices.
+//! Data-parallel loops over slices ([`ThreadPool::for_each`], over index ranges, is in
+//! `adaptive.rs`).
 
-use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::context::TaskContext;
 use crate::pool::ThreadPool;
 
 impl ThreadPool {
-    /// Calls `f` on sub-ranges of `range` of `grain` indices each (the last may be shorter),
-    /// in parallel. A `grain` of 0 means 1.
-    ///
-    /// This is [`ThreadPool::for_each_adaptive`]: the range splits only when a worker steals
-    /// from it, so a small grain costs one atomic per grain and a slowed-down worker keeps only
-    /// the grain it is running.
-    ///
-    /// # Panics
-    /// Re-raises the first panic of `f`; sub-ranges not yet started when it happened are
-    /// skipped.
-    pub fn for_each(
-        &self,
-        range: Range<usize>,
-        grain: usize,
-        f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
-    ) {
-        self.for_each_adaptive(range, grain, f);
-    }
-
     /// Calls `f(i, chunk, ctx)` for each `chunk_len`-sized chunk of `data` (the last may be
     /// shorter), in parallel: the chunks are halved with [`TaskContext::join`] down to one, so
     /// no task is allocated per chunk. A `chunk_len` of 0 means 1.

@@ -15,12 +15,12 @@ fn quiet_panics() {
     std::panic::set_hook(Box::new(|_| {}));
 }
 
-/// Runs `for_each_adaptive` over `start..start + len` and checks every index is visited once,
+/// Runs `for_each` over `start..start + len` and checks every index is visited once,
 /// in sub-ranges of at most `grain` that start on a grain boundary.
 fn check_cover(pool: &ThreadPool, start: usize, len: usize, grain: usize) {
     let g = grain.max(1);
     let hits: Vec<AtomicU32> = (0..len).map(|_| AtomicU32::new(0)).collect();
-    pool.for_each_adaptive(start..start + len, grain, |r, _| {
+    pool.for_each(start..start + len, grain, |r, _| {
         assert!(!r.is_empty() && r.len() <= g, "{r:?} with grain {g}");
         assert_eq!((r.start - start) % g, 0, "{r:?} not on a grain boundary");
         assert!(
@@ -58,7 +58,7 @@ fn idle_workers_take_part() {
     watchdog(60, || {
         let pool = pool(4, PinPolicy::None);
         let workers = Mutex::new(HashSet::new());
-        pool.for_each_adaptive(0..64, 1, |_, ctx| {
+        pool.for_each(0..64, 1, |_, ctx| {
             workers.lock().expect("workers").insert(ctx.worker_index());
             std::thread::sleep(Duration::from_millis(2));
         });
@@ -75,7 +75,7 @@ fn a_panic_reaches_the_caller_and_stops_the_loop() {
             let pool = pool(workers, PinPolicy::None);
             let ran = AtomicUsize::new(0);
             let err = pool
-                .try_for_each_adaptive(0..10_000, 1, |r, _| {
+                .try_for_each(0..10_000, 1, |r, _| {
                     ran.fetch_add(1, Ordering::Relaxed);
                     if r.start == 100 {
                         panic!("grain 100");
@@ -87,13 +87,13 @@ fn a_panic_reaches_the_caller_and_stops_the_loop() {
             // Grains not yet started were skipped.
             assert!(ran.load(Ordering::Relaxed) < 10_000, "{workers} workers");
             let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                pool.for_each_adaptive(0..100, 7, |r, _| {
+                pool.for_each(0..100, 7, |r, _| {
                     if r.contains(&50) {
                         panic!("re-raised");
                     }
                 })
             }))
-            .expect_err("for_each_adaptive re-raises");
+            .expect_err("for_each re-raises");
             assert_eq!(caught.downcast_ref::<&str>(), Some(&"re-raised"));
             // The pool is still usable.
             check_cover(&pool, 0, 1000, 3);
@@ -106,7 +106,7 @@ fn a_one_worker_pool_and_an_inline_run_stay_on_one_thread() {
     watchdog(60, || {
         let one = pool(1, PinPolicy::None);
         let threads = Mutex::new(HashSet::new());
-        one.for_each_adaptive(0..10_000, 1, |_, _| {
+        one.for_each(0..10_000, 1, |_, _| {
             threads
                 .lock()
                 .expect("threads")
@@ -119,7 +119,7 @@ fn a_one_worker_pool_and_an_inline_run_stay_on_one_thread() {
         let elsewhere = AtomicUsize::new(0);
         let count = AtomicUsize::new(0);
         two.with_work_estimate(Duration::from_nanos(1), || {
-            two.for_each_adaptive(0..5000, 2, |r, _| {
+            two.for_each(0..5000, 2, |r, _| {
                 if std::thread::current().id() != caller {
                     elsewhere.fetch_add(1, Ordering::Relaxed);
                 }
@@ -140,9 +140,9 @@ fn an_inline_loop_runs_its_grains_in_order_and_stops_at_a_panic() {
         let pool = pool(2, PinPolicy::None);
         let seen = Mutex::new(Vec::new());
         pool.with_work_estimate(Duration::from_nanos(1), || {
-            pool.for_each_adaptive(3..13, 3, |r, ctx| {
+            pool.for_each(3..13, 3, |r, ctx| {
                 seen.lock().expect("seen").push(r.clone());
-                ctx.pool().for_each_adaptive(0..4, 1, |inner, _| {
+                ctx.pool().for_each(0..4, 1, |inner, _| {
                     seen.lock()
                         .expect("seen")
                         .push(100 + inner.start..100 + inner.end);
@@ -159,7 +159,7 @@ fn an_inline_loop_runs_its_grains_in_order_and_stops_at_a_panic() {
 
         let ran = Mutex::new(Vec::new());
         let result = pool.with_work_estimate(Duration::from_nanos(1), || {
-            pool.try_for_each_adaptive(0..10, 2, |r, _| {
+            pool.try_for_each(0..10, 2, |r, _| {
                 ran.lock().expect("ran").push(r.start);
                 assert!(r.start != 4, "grain at 4 failed");
             })
@@ -178,13 +178,13 @@ fn nested_loops_and_loops_across_pools_complete() {
             let a = pool(na, PinPolicy::None);
             let b = pool(nb, PinPolicy::None);
             let count = AtomicUsize::new(0);
-            a.for_each_adaptive(0..20, 1, |_, _| {
+            a.for_each(0..20, 1, |_, _| {
                 // Same pool, nested; then the other pool, which comes back to this one.
-                a.for_each_adaptive(0..10, 1, |r, _| {
+                a.for_each(0..10, 1, |r, _| {
                     count.fetch_add(r.len(), Ordering::Relaxed);
                 });
-                b.for_each_adaptive(0..5, 1, |_, _| {
-                    a.for_each_adaptive(0..4, 1, |r, _| {
+                b.for_each(0..5, 1, |_, _| {
+                    a.for_each(0..4, 1, |r, _| {
                         count.fetch_add(r.len(), Ordering::Relaxed);
                     });
                 });

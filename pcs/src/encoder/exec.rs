@@ -7,7 +7,7 @@
 //!
 //! Passes are separated by the end of their run: a deep sub-block needs every group of the
 //! gathered pass before it. A pass is a loop over its units (groups, deep tasks, sink blocks)
-//! split on demand (`ThreadPool::try_for_each_adaptive`); only a deep pass over an in-place
+//! split on demand (`ThreadPool::try_for_each`); only a deep pass over an in-place
 //! message is a graph, because its replica-0 tasks must wait for the tasks that read them.
 
 use super::lanes::{gather_lane_rows, prefetch_lane_rows};
@@ -51,7 +51,7 @@ fn run_range(
     grain: usize,
     f: impl Fn(Range<usize>, &TaskContext<'_>) + Sync,
 ) -> Result<(), RunError> {
-    pool.try_for_each_adaptive(0..count, grain, f)
+    pool.try_for_each(0..count, grain, f)
 }
 
 /// Above this many deep tasks per worker, an in-place message's deep pass runs as two loops
