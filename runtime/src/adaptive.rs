@@ -38,12 +38,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_utils::CachePadded;
 
 use crate::context::TaskContext;
-use crate::interval::{Interval, reclaim};
-use crate::job::JobRef;
+use crate::interval::Interval;
 use crate::latch::Latch;
 use crate::panic::{RunError, TaskPanic};
 use crate::pool::ThreadPool;
-use crate::registry::WorkerThread;
+use crate::registry::{JobRef, WorkerThread};
 
 type Payload = Box<dyn Any + Send + 'static>;
 
@@ -220,7 +219,7 @@ where
         unsafe { *token.panic.get() = panic };
     }
     // SAFETY: the latch is live until set; `token` is not touched afterwards.
-    unsafe { Latch::set(&token.latch, &worker.registry) };
+    unsafe { Latch::set(&token.latch, &worker.registry.sleep) };
 }
 
 /// Runs `piece` from its front with a token published for thieves; returns once every grain
@@ -236,7 +235,7 @@ where
         env,
         pool: ctx.pool(),
         stolen: AtomicBool::new(false),
-        latch: Latch::for_worker(worker),
+        latch: worker.new_latch(),
         panic: UnsafeCell::new(None),
     };
     let token_ptr: *const Token<'_, F> = &token;
@@ -265,7 +264,7 @@ where
         // A thief took half of what was left: offer the rest again under a new token.
         panic = run_piece(ctx, piece, env);
     }
-    reclaim(worker, &token.latch, &job);
+    worker.reclaim(&token.latch, &job);
     // SAFETY: the thief, if any, has set the latch (or never ran): nobody else touches `panic`.
     let thief_panic = unsafe { (*token.panic.get()).take() };
     panic.or(thief_panic)

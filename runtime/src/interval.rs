@@ -1,14 +1,11 @@
 //! What the loops that split on demand share: an interval of indices that its owner takes from
-//! the front and a thief halves from the back, and the owner's wait for a stolen token.
+//! the front and a thief halves from the back (the owner's wait for a stolen token is
+//! `WorkerThread::reclaim`).
 //!
 //! [`ThreadPool::for_each`](crate::ThreadPool::for_each) (`adaptive.rs`) keeps its grains in one,
 //! a graph run its roots (`roots.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-
-use crate::job::JobRef;
-use crate::latch::Latch;
-use crate::registry::WorkerThread;
 
 /// Indices `front..back` not yet taken, packed as `back << 32 | front`.
 ///
@@ -83,26 +80,6 @@ impl Interval {
             ) {
                 Ok(_) => return Some((mid, back)),
                 Err(seen) => current = seen,
-            }
-        }
-    }
-}
-
-/// Pops a published token's `job` back, or waits (running other jobs) until its thief has set
-/// `latch`. Afterwards nobody else refers to the token.
-pub(crate) fn reclaim(worker: &WorkerThread, latch: &Latch, job: &JobRef) {
-    loop {
-        if latch.probe() {
-            return;
-        }
-        match worker.pop_local() {
-            // Not stolen: nobody else can reach the token any more.
-            Some(popped) if popped.same_as(job) => return,
-            // SAFETY: a job from our deque (pushed by work run since the token) runs once, here.
-            Some(other) => unsafe { other.execute(worker) },
-            None => {
-                worker.wait_until(|| latch.probe());
-                return;
             }
         }
     }

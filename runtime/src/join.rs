@@ -10,10 +10,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::thread::Result as ThreadResult;
 
 use crate::context::TaskContext;
-use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::pool::ThreadPool;
-use crate::registry::WorkerThread;
+use crate::registry::{JobRef, WorkerThread};
 
 /// The second half of a join, on the joining worker's stack.
 struct JoinJob<F, R> {
@@ -45,7 +44,7 @@ where
     // SAFETY: as for `func`: the owner reads `result` only after the latch is set.
     unsafe { *job.result.get() = Some(result) };
     // SAFETY: the latch is live until set; `job` is not touched afterwards.
-    unsafe { Latch::set(&job.latch, &worker.registry) };
+    unsafe { Latch::set(&job.latch, &worker.registry.sleep) };
 }
 
 /// Runs `a` and `b` on the worker behind `ctx`, `b` possibly on a thief; returns both results,
@@ -61,7 +60,7 @@ where
         func: UnsafeCell::new(Some(b)),
         result: UnsafeCell::new(None),
         pool: ctx.pool(),
-        latch: Latch::for_worker(worker),
+        latch: worker.new_latch(),
     };
     let job_ptr: *const JoinJob<B, RB> = &job;
     // SAFETY: `job` outlives the job: this function does not return (or unwind: `a` runs under

@@ -8,19 +8,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::Thread;
 
-use crate::registry::{Registry, WorkerThread};
+use crate::sleep::Sleep;
 
 /// How the owner of a run waits for it.
 pub(crate) enum Latch {
     /// The owner is a worker of the pool running the job: it keeps executing other jobs and
     /// polls the flag, and sleeps in the pool's sleep protocol when there is nothing to do.
     Worker { done: AtomicBool, owner: usize },
-    /// The owner is a worker of another pool (`registry`): it keeps executing its own pool's
-    /// jobs while it waits, so pools nested in each other (A -> B -> A) make progress.
+    /// The owner is a worker of another pool (`pool`, which holds that pool's sleep
+    /// protocol): it keeps executing its own pool's jobs while it waits, so pools nested in
+    /// each other (A -> B -> A) make progress.
     Foreign {
         done: AtomicBool,
         owner: usize,
-        registry: Arc<Registry>,
+        pool: Arc<dyn AsRef<Sleep> + Send + Sync>,
     },
     /// The owner is a thread outside every pool: it parks until the setter unparks it.
     Blocking { done: AtomicBool, thread: Thread },
@@ -32,26 +33,27 @@ pub(crate) enum Latch {
 }
 
 impl Latch {
-    /// The latch of a run or join owned by `worker`: [`Latch::Worker`], or [`Latch::Guest`]
-    /// for a guest context.
-    pub(crate) fn for_worker(worker: &WorkerThread) -> Self {
-        if worker.is_guest() {
-            Latch::Guest {
-                done: AtomicBool::new(false),
-            }
-        } else {
-            Latch::Worker {
-                done: AtomicBool::new(false),
-                owner: worker.index,
-            }
+    /// The latch of a run or join owned by worker `owner` of the pool that runs it.
+    pub(crate) fn worker(owner: usize) -> Self {
+        Latch::Worker {
+            done: AtomicBool::new(false),
+            owner,
         }
     }
 
-    pub(crate) fn foreign(owner: usize, registry: Arc<Registry>) -> Self {
+    /// The latch of a run or join owned by a guest context.
+    pub(crate) fn guest() -> Self {
+        Latch::Guest {
+            done: AtomicBool::new(false),
+        }
+    }
+
+    /// The latch of a run owned by worker `owner` of another pool, `pool`.
+    pub(crate) fn foreign(owner: usize, pool: Arc<dyn AsRef<Sleep> + Send + Sync>) -> Self {
         Latch::Foreign {
             done: AtomicBool::new(false),
             owner,
-            registry,
+            pool,
         }
     }
 
@@ -90,9 +92,9 @@ impl Latch {
     ///
     /// # Safety
     /// `this` must point to a live latch, and the caller must not use `this` after the call: the
-    /// owner may free the latch as soon as it sees it set. `registry` is the setter's own pool,
-    /// which outlives the call independently of the latch.
-    pub(crate) unsafe fn set(this: *const Latch, registry: &Registry) {
+    /// owner may free the latch as soon as it sees it set. `sleep` is the sleep protocol of the
+    /// setter's own pool, which outlives the call independently of the latch.
+    pub(crate) unsafe fn set(this: *const Latch, sleep: &Sleep) {
         // SAFETY: the caller guarantees `this` is live until the store below makes it
         // observable; everything needed afterwards is copied out before it.
         let latch = unsafe { &*this };
@@ -102,16 +104,12 @@ impl Latch {
                 // SeqCst: pairs with the fence in `Sleep::sleep` (see sleep/README.md).
                 done.store(true, Ordering::SeqCst);
                 // `latch` may be dangling from here on; only the copied owner index is used.
-                registry.sleep.notify_worker(owner);
+                sleep.notify_worker(owner);
             }
-            Latch::Foreign {
-                done,
-                owner,
-                registry: owner_registry,
-            } => {
-                let (owner, owner_registry) = (*owner, Arc::clone(owner_registry));
+            Latch::Foreign { done, owner, pool } => {
+                let (owner, pool) = (*owner, Arc::clone(pool));
                 done.store(true, Ordering::SeqCst);
-                owner_registry.sleep.notify_worker(owner);
+                (*pool).as_ref().notify_worker(owner);
             }
             Latch::Blocking { done, thread } => {
                 let thread = thread.clone();

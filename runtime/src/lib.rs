@@ -40,6 +40,7 @@
 
 #![deny(missing_docs)]
 
+mod abort;
 mod adaptive;
 mod arena;
 mod context;
@@ -56,6 +57,7 @@ mod latch;
 mod local_cpu;
 mod panic;
 mod parallel;
+mod pinned;
 mod placement;
 mod pool;
 mod registry;
@@ -68,10 +70,11 @@ mod task;
 mod topology;
 
 pub use context::TaskContext;
-pub use global::{build_global, global_pool, pinned_cpus};
+pub use global::{build_global, global_pool};
 pub use graph::{CycleError, Graph, TaskId};
 pub use grow::Grower;
 pub use panic::{RunError, TaskPanic};
+pub use pinned::pinned_cpus;
 pub use placement::{PinPolicy, WorkerPlacement};
 pub use pool::{
     BuildError, HANDOFF_COST, IDLE_SPIN_ENV, MAX_WORKERS, PIN_ENV, THREADS_ENV, ThreadPool, ThreadPoolBuilder,

@@ -63,16 +63,3 @@ impl core::fmt::Display for TaskPanic {
 }
 
 impl std::error::Error for TaskPanic {}
-
-/// Aborts the process if dropped during unwinding: guards the scheduler's own invariants,
-/// which no user panic can reach (task panics are caught before they get here).
-pub(crate) struct AbortOnUnwind;
-
-impl Drop for AbortOnUnwind {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("ntt-runtime: internal scheduler invariant broken; aborting");
-            std::process::abort();
-        }
-    }
-}

@@ -11,11 +11,10 @@ use crossbeam_deque::Worker;
 use crate::context::TaskContext;
 use crate::estimate::EstimateScale;
 use crate::graph::Graph;
-use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::panic::{RunError, TaskPanic};
 use crate::placement::{self, PinPolicy, WorkerPlacement};
-use crate::registry::{GuestParts, Registry, WorkerThread};
+use crate::registry::{GuestParts, JobRef, Registry, WorkerThread};
 use crate::run_state::RunState;
 use crate::topology::{Topology, WorkerBudget, WorkerLayout};
 
@@ -263,7 +262,7 @@ impl ThreadPoolBuilder {
         registry
             .local
             .record(placements.iter().map(|p| p.bound_to.as_slice()));
-        crate::global::record_pinned(
+        crate::pinned::record_pinned(
             &registry,
             placements.iter().flat_map(|p| p.bound_to.iter().copied()),
         );
@@ -469,8 +468,8 @@ impl ThreadPool {
             let own = current.filter(|w| Arc::ptr_eq(&w.registry, &self.registry));
             let foreign = current.filter(|w| own.is_none() && !w.is_guest());
             let latch = match (own, foreign) {
-                (Some(w), _) => Latch::for_worker(w),
-                (None, Some(w)) => Latch::foreign(w.index, Arc::clone(&w.registry)),
+                (Some(w), _) => w.new_latch(),
+                (None, Some(w)) => Latch::foreign(w.index, Arc::<Registry>::clone(&w.registry)),
                 (None, None) => Latch::blocking(),
             };
             let state = RunState::new(self, &graph, latch);

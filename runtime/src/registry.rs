@@ -7,11 +7,15 @@ use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 
-use crate::job::JobRef;
+use crate::abort::AbortOnUnwind;
+use crate::job::Job;
+use crate::latch::Latch;
 use crate::local_cpu::LocalWorkers;
-use crate::panic::AbortOnUnwind;
 use crate::scratch::ScratchStack;
 use crate::sleep::Sleep;
+
+/// The jobs of a pool: run on one of its workers.
+pub(crate) type JobRef = Job<WorkerThread>;
 
 /// Rounds an idle worker keeps looking for work before it parks. Each round probes the
 /// nearest victims and the injector, then yields. Between the passes of a commit the next
@@ -48,6 +52,14 @@ impl core::fmt::Debug for Registry {
             .field("workers", &self.stealers.len())
             .field("sleep", &self.sleep)
             .finish_non_exhaustive()
+    }
+}
+
+/// What a latch of another pool's run needs of this pool: its sleep protocol, to wake the
+/// owner (`Latch::Foreign`).
+impl AsRef<Sleep> for Registry {
+    fn as_ref(&self) -> &Sleep {
+        &self.sleep
     }
 }
 
@@ -350,6 +362,37 @@ impl WorkerThread {
                 .sleep(self.index, || done() || self.has_visible_work());
             idle_rounds = 0;
             idle_since = None;
+        }
+    }
+
+    /// The latch of a run or join this worker owns: [`Latch::Worker`], or [`Latch::Guest`] for
+    /// a guest context.
+    pub(crate) fn new_latch(&self) -> Latch {
+        if self.is_guest() {
+            Latch::guest()
+        } else {
+            Latch::worker(self.index)
+        }
+    }
+
+    /// Pops a published token's `job` back, or waits (running other jobs) until its thief has
+    /// set `latch`. Afterwards nobody else refers to the token.
+    pub(crate) fn reclaim(&self, latch: &Latch, job: &JobRef) {
+        loop {
+            if latch.probe() {
+                return;
+            }
+            match self.pop_local() {
+                // Not stolen: nobody else can reach the token any more.
+                Some(popped) if popped.same_as(job) => return,
+                // SAFETY: a job from our deque (pushed by work run since the token) was pushed
+                // once and has not run (`Job::execute`'s contract); it runs once, here.
+                Some(other) => unsafe { other.execute(self) },
+                None => {
+                    self.wait_until(|| latch.probe());
+                    return;
+                }
+            }
         }
     }
 }

@@ -24,11 +24,9 @@
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::interval::{Interval, reclaim};
-use crate::job::JobRef;
+use crate::interval::Interval;
 use crate::latch::Latch;
-use crate::registry::WorkerThread;
-use crate::run_state::RunState;
+use crate::registry::{JobRef, WorkerThread};
 
 /// The owner of a span takes at most `1 / (GUIDED_SHARE * workers)` of what is left at a time.
 const GUIDED_SHARE: u32 = 16;
@@ -36,10 +34,24 @@ const GUIDED_SHARE: u32 = 16;
 /// Task indices `front..back` of a span not yet taken.
 pub(crate) type Span = Interval;
 
+/// What a span's roots belong to: a graph run in progress (`RunState`), which knows how to run
+/// a range of its roots. A trait so that this module does not reach up into the run.
+pub(crate) trait Roots: Sync {
+    /// The pool's worker count (the guided share of a span depends on it).
+    fn workers(&self) -> u32;
+
+    /// Runs the roots among task indices `start..end` and their continuations; returns how
+    /// many tasks it ran or skipped.
+    ///
+    /// # Safety
+    /// The caller owns the roots among `start..end` (it took those indices from a span).
+    unsafe fn run_roots_in(&self, start: u32, end: u32, worker: &WorkerThread) -> usize;
+}
+
 /// The stealable handle of a span, on its owner's stack while the owner works on the span.
-struct Token<'a> {
+struct Token<'a, R> {
     span: &'a Span,
-    run: *const RunState,
+    run: *const R,
     /// Set by the thief once it has split the span: the owner then publishes a new token.
     stolen: AtomicBool,
     /// Set by the thief when its own span (and everything stolen from it) is done.
@@ -54,10 +66,10 @@ struct Token<'a> {
 /// `data` is a live `Token` whose job was pushed once and not yet run, whose run is in
 /// progress, and whose owner waits for its latch (or pops the job back) before it lets the
 /// token go.
-unsafe fn execute_token(data: *const (), _: u32, _: u32, worker: &WorkerThread) {
+unsafe fn execute_token<R: Roots>(data: *const (), _: u32, _: u32, worker: &WorkerThread) {
     // SAFETY: `data` is a live `Token` (caller's contract); it is not used after the latch is
     // set below.
-    let token = unsafe { &*data.cast::<Token<'_>>() };
+    let token = unsafe { &*data.cast::<Token<'_, R>>() };
     if let Some((front, back)) = token.span.steal_half() {
         token.stolen.store(true, Ordering::Relaxed);
         let mine = Span::new(front, back);
@@ -67,7 +79,7 @@ unsafe fn execute_token(data: *const (), _: u32, _: u32, worker: &WorkerThread) 
         unsafe { *token.thief_done.get() = done };
     }
     // SAFETY: the latch is live until set; `token` is not touched afterwards.
-    unsafe { Latch::set(&token.latch, &worker.registry) };
+    unsafe { Latch::set(&token.latch, &worker.registry.sleep) };
 }
 
 /// Runs the roots in `span` and their continuations, with a token published for thieves while
@@ -80,7 +92,7 @@ unsafe fn execute_token(data: *const (), _: u32, _: u32, worker: &WorkerThread) 
 /// # Safety
 /// The run at `run` is in progress and stays alive while this call lasts (the caller holds
 /// unreported tasks of it), and the caller owns the roots in `span`.
-pub(crate) unsafe fn run_span(run: *const RunState, span: &Span, worker: &WorkerThread) -> usize {
+pub(crate) unsafe fn run_span<R: Roots>(run: *const R, span: &Span, worker: &WorkerThread) -> usize {
     // SAFETY: alive for this call (caller's contract).
     let state = unsafe { &*run };
     let divisor = GUIDED_SHARE.saturating_mul(state.workers());
@@ -88,13 +100,13 @@ pub(crate) unsafe fn run_span(run: *const RunState, span: &Span, worker: &Worker
         span,
         run,
         stolen: AtomicBool::new(false),
-        latch: Latch::for_worker(worker),
+        latch: worker.new_latch(),
         thief_done: UnsafeCell::new(0),
     };
-    let token_ptr: *const Token<'_> = &token;
+    let token_ptr: *const Token<'_, R> = &token;
     // SAFETY: `token` outlives the job: once pushed, this function does not return before the
     // job was either popped back here or has set its latch, and it does not unwind.
-    let job = unsafe { JobRef::new(token_ptr.cast(), execute_token, 0, 0) };
+    let job = unsafe { JobRef::new(token_ptr.cast(), execute_token::<R>, 0, 0) };
     let mut published = false;
     let mut done = 0;
     loop {
@@ -120,7 +132,7 @@ pub(crate) unsafe fn run_span(run: *const RunState, span: &Span, worker: &Worker
     if !published {
         return done;
     }
-    reclaim(worker, &token.latch, &job);
+    worker.reclaim(&token.latch, &job);
     // SAFETY: the thief, if any, has set the latch (or never ran): nobody else touches it.
     done + unsafe { *token.thief_done.get() }
 }

@@ -15,11 +15,10 @@ use crossbeam_utils::CachePadded;
 use crate::context::TaskContext;
 use crate::graph::{Graph, NO_TASK, Overflow, for_each_set_bit, for_each_successor};
 use crate::grow::{GrowAt, Growth};
-use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::pool::ThreadPool;
-use crate::registry::WorkerThread;
-use crate::roots::{Span, run_span};
+use crate::registry::{JobRef, WorkerThread};
+use crate::roots::{Roots, Span, run_span};
 use crate::task::{Links, Task};
 
 /// The shared state of one graph run, on the owner's stack for the whole run.
@@ -106,11 +105,6 @@ impl RunState {
         unsafe { JobRef::new(this.cast(), execute_graph_job, 0, 0) }
     }
 
-    /// The pool's worker count (the guided share of a root span depends on it).
-    pub(crate) fn workers(&self) -> u32 {
-        self.workers
-    }
-
     fn tasks(&self) -> &[Task] {
         // SAFETY: the graph outlives the run and is not changed while it lasts (`new`), but
         // for its atomics and the closures, which live in cells.
@@ -169,20 +163,6 @@ impl RunState {
         let done = unsafe { run_span(this, &span, worker) };
         // SAFETY: the caller does not touch the run after this job.
         unsafe { RunState::finish(this, done, worker) };
-    }
-
-    /// Runs the roots among task indices `start..end` and their continuations; returns how
-    /// many tasks it ran or skipped.
-    ///
-    /// # Safety
-    /// The caller owns the roots among `start..end` (it took those indices from a span).
-    pub(crate) unsafe fn run_roots_in(&self, start: u32, end: u32, worker: &WorkerThread) -> usize {
-        let mut done = 0;
-        for_each_set_bit(self.root_bits(), start as usize, end as usize, |root| {
-            // SAFETY: a root among our indices is ours.
-            done += unsafe { self.run_chain(root as u32, worker) };
-        });
-        done
     }
 
     /// Runs ready task `index` and its continuations, then reports the finished tasks.
@@ -324,7 +304,22 @@ impl RunState {
             let latch = unsafe { &raw const (*this).latch };
             // SAFETY: the latch is live until set; no reference into the run is held across
             // the store.
-            unsafe { Latch::set(latch, &worker.registry) };
+            unsafe { Latch::set(latch, &worker.registry.sleep) };
         }
+    }
+}
+
+impl Roots for RunState {
+    fn workers(&self) -> u32 {
+        self.workers
+    }
+
+    unsafe fn run_roots_in(&self, start: u32, end: u32, worker: &WorkerThread) -> usize {
+        let mut done = 0;
+        for_each_set_bit(self.root_bits(), start as usize, end as usize, |root| {
+            // SAFETY: a root among our indices is ours.
+            done += unsafe { self.run_chain(root as u32, worker) };
+        });
+        done
     }
 }
