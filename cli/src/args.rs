@@ -55,14 +55,14 @@ impl From<BasisArg> for ntt_pcs::Basis {
 
 /// Where the codeword is evaluated.
 #[derive(Clone, Debug, Args)]
-pub struct DomainArgs {
+pub(crate) struct DomainArgs {
     /// Basis of the evaluation domain.
     #[arg(long, value_enum, default_value_t = BasisArg::Polynomial)]
     pub basis: BasisArg,
 }
 
 impl DomainArgs {
-    pub fn domain(&self) -> ntt_pcs::Domain {
+    pub(crate) fn domain(&self) -> ntt_pcs::Domain {
         ntt_pcs::Domain::new(self.basis.into())
     }
 }
@@ -90,7 +90,7 @@ impl From<PinArg> for PinPolicy {
 
 /// The worker pool and kernels a command runs on.
 #[derive(Clone, Copy, Debug, Default, Args)]
-pub struct EngineArgs {
+pub(crate) struct EngineArgs {
     /// Worker threads (default: `NTT_THREADS`, else one per allowed core).
     #[arg(short = 'j', long, value_name = "T")]
     pub threads: Option<usize>,
@@ -103,7 +103,7 @@ pub struct EngineArgs {
 
 impl EngineArgs {
     /// `threads` workers, pinned by default.
-    pub fn with_threads(threads: Option<usize>) -> Self {
+    pub(crate) fn with_threads(threads: Option<usize>) -> Self {
         Self { threads, pin: None }
     }
 
@@ -111,7 +111,7 @@ impl EngineArgs {
     ///
     /// # Errors
     /// A malformed `NTT_PIN` (exit code 2).
-    pub fn pin_policy(self) -> Result<Option<PinPolicy>, ntt_runtime::BuildError> {
+    pub(crate) fn pin_policy(self) -> Result<Option<PinPolicy>, ntt_runtime::BuildError> {
         match self.pin {
             Some(pin) => Ok(Some(pin.into())),
             None => PinPolicy::from_env(),
@@ -121,7 +121,7 @@ impl EngineArgs {
 
 /// A witness file and how to read it as a message.
 #[derive(Clone, Debug, Args)]
-pub struct WitnessArgs {
+pub(crate) struct WitnessArgs {
     /// Raw little-endian u64 words; `-` reads standard input (pipes and `<(...)` work too).
     #[arg(short, long, value_name = "FILE")]
     pub input: FileArg,
@@ -140,7 +140,7 @@ pub struct WitnessArgs {
 
 /// Whether a codeword may be more than 16 times its witness.
 #[derive(Clone, Copy, Debug, Args)]
-pub struct ExpansionArgs {
+pub(crate) struct ExpansionArgs {
     /// Allow a log inverse rate above 4 (a codeword more than 16 times the witness).
     #[arg(long)]
     pub allow_large_expansion: bool,
@@ -148,7 +148,7 @@ pub struct ExpansionArgs {
 
 impl ExpansionArgs {
     /// The library's setting for the flag.
-    pub fn expansion(self) -> Expansion {
+    pub(crate) fn expansion(self) -> Expansion {
         if self.allow_large_expansion {
             Expansion::Unbounded
         } else {
@@ -159,7 +159,7 @@ impl ExpansionArgs {
 
 /// `--json`: one JSON object (docs/CLI.md) instead of text.
 #[derive(Clone, Copy, Debug, Args)]
-pub struct JsonArgs {
+pub(crate) struct JsonArgs {
     /// Print one JSON object instead of text (keys in docs/CLI.md).
     #[arg(long)]
     pub json: bool,

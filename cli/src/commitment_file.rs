@@ -21,12 +21,12 @@ const LEGACY_VERSION_KEY: &str = "version";
 /// The one version key, the library's.
 const VERSION_KEY: &str = "format_version";
 
-pub fn write(arg: &FileArg, commitment: &Commitment) -> Result<(), CliError> {
+pub(crate) fn write(arg: &FileArg, commitment: &Commitment) -> Result<(), CliError> {
     let text = serde_json::to_string_pretty(commitment)? + "\n";
     files::write_bytes(arg, text.as_bytes())
 }
 
-pub fn read(arg: &FileArg) -> Result<Commitment, CliError> {
+pub(crate) fn read(arg: &FileArg) -> Result<Commitment, CliError> {
     let bytes = files::read_bounded(arg, MAX_BYTES, "a commitment file")?;
     parse(&bytes).map_err(|why| {
         CliError::Input(format!(

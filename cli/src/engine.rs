@@ -10,7 +10,7 @@ use ntt_runtime::Topology;
 use std::sync::Arc;
 
 /// An encoder and what became of the machine's wisdom.
-pub struct Engine {
+pub(crate) struct Engine {
     pub encoder: Encoder,
     pub wisdom: WisdomStatus,
 }
@@ -18,13 +18,13 @@ pub struct Engine {
 /// The worker pool and backend that `NTT_THREADS`, `NTT_PIN`, `NTT_BACKEND`, `--threads` and
 /// `--pin` ask for, planning with this machine's wisdom when there is some (a warning on stderr
 /// when it is unusable).
-pub fn engine(args: EngineArgs) -> Result<Engine, CliError> {
+pub(crate) fn engine(args: EngineArgs) -> Result<Engine, CliError> {
     engine_with(args, None, None)
 }
 
 /// As [`engine`], on `topology` (one of this machine's sources) instead of the detected one and
 /// with `backend` instead of `NTT_BACKEND`'s when given.
-pub fn engine_with(
+pub(crate) fn engine_with(
     args: EngineArgs,
     topology: Option<Topology>,
     backend: Option<BackendKind>,
@@ -40,18 +40,18 @@ pub fn engine_with(
     })
 }
 
-pub fn encoder(args: EngineArgs) -> Result<Encoder, CliError> {
+pub(crate) fn encoder(args: EngineArgs) -> Result<Encoder, CliError> {
     Ok(engine(args)?.encoder)
 }
 
 /// An encoder that plans from the topology alone, ignoring wisdom (tuning measures against it).
-pub fn bare_encoder(args: EngineArgs) -> Result<Encoder, CliError> {
+pub(crate) fn bare_encoder(args: EngineArgs) -> Result<Encoder, CliError> {
     bare_encoder_with(args, None, None)
 }
 
 /// As [`bare_encoder`], on `topology` and with `backend` when given. Refuses (exit code 2) when
 /// `NTT_TOPOLOGY` names another machine and no topology is given: nothing runs on a what-if.
-pub fn bare_encoder_with(
+pub(crate) fn bare_encoder_with(
     args: EngineArgs,
     topology: Option<Topology>,
     backend: Option<BackendKind>,
@@ -81,6 +81,6 @@ pub fn bare_encoder_with(
 }
 
 /// A committer evaluating on `domain`.
-pub fn committer_on(args: EngineArgs, domain: ntt_pcs::Domain) -> Result<Committer, CliError> {
+pub(crate) fn committer_on(args: EngineArgs, domain: ntt_pcs::Domain) -> Result<Committer, CliError> {
     Ok(Committer::new(encoder(args)?.with_domain(domain)))
 }

@@ -15,7 +15,7 @@ const PATH_VARIABLES: [&str; 1] = [ntt_pcs::wisdom::WISDOM_ENV];
 ///
 /// # Errors
 /// [`CliError::Input`] naming the first variable that is not UTF-8 or names nothing.
-pub fn check() -> Result<(), CliError> {
+pub(crate) fn check() -> Result<(), CliError> {
     let bad = |e: EnvError| CliError::Input(e.to_string());
     let mut names: Vec<String> = std::env::vars_os()
         .filter_map(|(name, _)| name.into_string().ok())

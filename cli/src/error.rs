@@ -4,7 +4,7 @@ use ntt_pcs::{CommitError, EncodeError, VerifyError};
 
 /// Everything that stops a command. `main` prints it on stderr and exits with [`CliError::exit_code`].
 #[derive(Debug, thiserror::Error)]
-pub enum CliError {
+pub(crate) enum CliError {
     #[error("cannot read {what}: {source}")]
     Read { what: String, source: std::io::Error },
     #[error("cannot write {what}: {source}")]
@@ -41,16 +41,16 @@ pub enum CliError {
 }
 
 /// Exit status: the proof was checked and does not hold.
-pub const EXIT_REJECTED: u8 = 1;
+pub(crate) const EXIT_REJECTED: u8 = 1;
 /// Exit status: bad input or usage (clap's own usage errors exit 2 as well).
-pub const EXIT_BAD_INPUT: u8 = 2;
+pub(crate) const EXIT_BAD_INPUT: u8 = 2;
 /// Exit status: I/O or system failure, or an internal error.
-pub const EXIT_FAILURE: u8 = 3;
+pub(crate) const EXIT_FAILURE: u8 = 3;
 
 impl CliError {
     /// 1: the proof was checked and does not hold. 2: bad input or usage. 3: I/O or system
     /// failure, or a panic inside the engine.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         match self {
             Self::Verify(_) => EXIT_REJECTED,
             Self::Read { .. }

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 /// A file argument: a path, or `-` for standard input (when read) or standard output (when written).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FileArg {
+pub(crate) enum FileArg {
     Std,
     Path(PathBuf),
 }
@@ -35,12 +35,12 @@ impl std::fmt::Display for FileArg {
 }
 
 impl FileArg {
-    pub fn is_std(&self) -> bool {
+    pub(crate) fn is_std(&self) -> bool {
         matches!(self, Self::Std)
     }
 
     /// How messages name it when read.
-    pub fn source_name(&self) -> String {
+    pub(crate) fn source_name(&self) -> String {
         match self {
             Self::Std => "standard input".to_owned(),
             Self::Path(p) => format!("`{}`", p.display()),
@@ -48,7 +48,7 @@ impl FileArg {
     }
 
     /// How messages name it when written.
-    pub fn sink_name(&self) -> String {
+    pub(crate) fn sink_name(&self) -> String {
         match self {
             Self::Std => "standard output".to_owned(),
             Self::Path(p) => format!("`{}`", p.display()),
@@ -57,7 +57,7 @@ impl FileArg {
 }
 
 /// Refuses two arguments that would both read standard input.
-pub fn one_stdin(args: &[(&str, Option<&FileArg>)]) -> Result<(), CliError> {
+pub(crate) fn one_stdin(args: &[(&str, Option<&FileArg>)]) -> Result<(), CliError> {
     let std: Vec<&str> = args
         .iter()
         .filter(|(_, a)| a.is_some_and(FileArg::is_std))
@@ -95,13 +95,17 @@ fn open(arg: &FileArg) -> Result<(Box<dyn Read>, Option<u64>), CliError> {
 /// Reads all of `arg`, refusing more than `limit` bytes (`what` names the content in messages).
 /// Pipes, process substitution and devices are read as streams, with the same limit; memory is
 /// reserved fallibly, so a stream that outgrows memory is an error, not an abort.
-pub fn read_bounded(arg: &FileArg, limit: u64, what: &str) -> Result<Vec<u8>, CliError> {
+pub(crate) fn read_bounded(arg: &FileArg, limit: u64, what: &str) -> Result<Vec<u8>, CliError> {
     Ok(read_plain::<u8>(arg, limit, what)?.0)
 }
 
 /// [`read_bounded`] into `u64` words (native order; the caller converts), without a second copy
 /// of the data. Also returns the byte count, which need not be a whole number of words.
-pub fn read_bounded_words(arg: &FileArg, limit: u64, what: &str) -> Result<(Vec<u64>, usize), CliError> {
+pub(crate) fn read_bounded_words(
+    arg: &FileArg,
+    limit: u64,
+    what: &str,
+) -> Result<(Vec<u64>, usize), CliError> {
     read_plain::<u64>(arg, limit, what)
 }
 
@@ -187,7 +191,7 @@ fn reserve<T>(out: &mut Vec<T>, extra: usize, arg: &FileArg, what: &str) -> Resu
 
 /// Writes an output through `body`: to standard output for `-`, else whole or not at all (see
 /// [`write_atomically`]). Devices and FIFOs are written in place.
-pub fn write_output(
+pub(crate) fn write_output(
     arg: &FileArg,
     body: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), CliError> {
@@ -233,7 +237,10 @@ fn parent_dir(path: &Path) -> &Path {
 ///   (not its owner: it becomes the writer's).
 /// * A symbolic link is followed: the file it names is replaced and the link stays. A hard link
 ///   is not: the path gets a new file, the file's other names keep the old contents.
-pub fn write_atomically(path: &Path, body: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+pub(crate) fn write_atomically(
+    path: &Path,
+    body: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let target = follow_symlink(path);
     let existing_mode = existing_mode(&target);
     #[cfg(target_os = "linux")]
@@ -443,7 +450,7 @@ fn lock_temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 ///
 /// # Errors
 /// When the signal handlers cannot be installed or their thread started.
-pub fn remove_temporaries_on_signals() -> io::Result<()> {
+pub(crate) fn remove_temporaries_on_signals() -> io::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
     std::thread::Builder::new()
@@ -496,7 +503,7 @@ fn identity(arg: &FileArg) -> Option<Identity> {
 ///
 /// # Errors
 /// [`CliError::Input`] naming both arguments.
-pub fn distinct(
+pub(crate) fn distinct(
     outputs: &[(&str, Option<&FileArg>)],
     inputs: &[(&str, Option<&FileArg>)],
 ) -> Result<(), CliError> {
@@ -530,12 +537,12 @@ pub fn distinct(
 }
 
 /// Writes `bytes` to an output (see [`write_output`]).
-pub fn write_bytes(arg: &FileArg, bytes: &[u8]) -> Result<(), CliError> {
+pub(crate) fn write_bytes(arg: &FileArg, bytes: &[u8]) -> Result<(), CliError> {
     write_output(arg, |out| out.write_all(bytes))
 }
 
 /// Writes `words` as little-endian bytes, without a second copy of the whole buffer.
-pub fn write_words(arg: &FileArg, words: &[u64]) -> Result<(), CliError> {
+pub(crate) fn write_words(arg: &FileArg, words: &[u64]) -> Result<(), CliError> {
     write_output(arg, |out| {
         let mut bytes = Vec::with_capacity(8 << 12);
         for block in words.chunks(1 << 12) {
@@ -550,7 +557,7 @@ pub fn write_words(arg: &FileArg, words: &[u64]) -> Result<(), CliError> {
 /// Prints `text` on standard output, reporting a failed write (a full disk, `/dev/full`) as an
 /// error instead of panicking as `println!` does. A closed pipe ends the process quietly
 /// (SIGPIPE is left at its default).
-pub fn print(text: &str) -> Result<(), CliError> {
+pub(crate) fn print(text: &str) -> Result<(), CliError> {
     write_output(&FileArg::Std, |out| out.write_all(text.as_bytes()))
 }
 

@@ -7,7 +7,7 @@ use crate::memory;
 /// Reads a witness of little-endian `u64` words, from a file, a pipe or standard input (`-`).
 /// The read stops at half the memory the process can still use: a witness that cannot fit with
 /// its codeword (or an endless stream such as `/dev/zero`) is refused with both sizes named.
-pub fn read_words(arg: &FileArg) -> Result<Vec<u64>, CliError> {
+pub(crate) fn read_words(arg: &FileArg) -> Result<Vec<u64>, CliError> {
     // Half: the codeword needs at least as much again as the witness.
     let limit = memory::available_bytes().map_or(u64::MAX, |b| b / 2);
     let (mut words, bytes) = files::read_bounded_words(
@@ -29,10 +29,10 @@ pub fn read_words(arg: &FileArg) -> Result<Vec<u64>, CliError> {
 
 /// Row indices given as `3,17,4`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RowList(pub Vec<usize>);
+pub(crate) struct RowList(pub Vec<usize>);
 
 /// Parses `3,17,4` into row indices.
-pub fn parse_rows(list: &str) -> Result<RowList, String> {
+pub(crate) fn parse_rows(list: &str) -> Result<RowList, String> {
     let rows: Result<Vec<usize>, String> = list
         .split(',')
         .map(str::trim)
@@ -49,7 +49,7 @@ pub fn parse_rows(list: &str) -> Result<RowList, String> {
 }
 
 /// Parses a 32-byte root written as 64 hex digits.
-pub fn parse_root(hex_root: &str) -> Result<[u8; 32], String> {
+pub(crate) fn parse_root(hex_root: &str) -> Result<[u8; 32], String> {
     let bytes = hex::decode(hex_root.trim()).map_err(|e| format!("`{hex_root}` is not a hex root: {e}"))?;
     bytes.try_into().map_err(|b: Vec<u8>| {
         format!(

@@ -5,7 +5,7 @@ use ntt_pcs::memory::AvailableMemory;
 /// The smaller of what the library's memory check allows (the system's available memory and the
 /// cgroup's limit, [`AvailableMemory`]) and what the address-space limit (`RLIMIT_AS`) leaves of
 /// the address space. `None` when none of them can be read.
-pub fn available_bytes() -> Option<u64> {
+pub(crate) fn available_bytes() -> Option<u64> {
     [AvailableMemory::read().bytes(), address_space_limit()]
         .into_iter()
         .flatten()

@@ -4,12 +4,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 
 /// Whether stderr is a terminal (a person is watching).
-pub fn interactive() -> bool {
+pub(crate) fn interactive() -> bool {
     std::io::stderr().is_terminal()
 }
 
 /// A bar over `len` steps on stderr; hidden unless stderr is a terminal.
-pub fn bar(len: u64, what: &str) -> ProgressBar {
+pub(crate) fn bar(len: u64, what: &str) -> ProgressBar {
     if len <= 1 || !interactive() {
         return ProgressBar::hidden();
     }
@@ -25,7 +25,7 @@ pub fn bar(len: u64, what: &str) -> ProgressBar {
 
 /// A status line on stderr for logs and pipelines, where a bar would be noise: printed only when
 /// stderr is not a terminal (the bar says the same there).
-pub fn status(line: &str) {
+pub(crate) fn status(line: &str) {
     if !interactive() {
         eprintln!("{line}");
     }

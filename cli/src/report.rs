@@ -5,7 +5,7 @@ use serde::Serialize;
 
 /// The version of the JSON the commands print (docs/CLI.md lists every key). Bumped when a key
 /// changes meaning or goes away; new keys may appear without a bump.
-pub const JSON_VERSION: u32 = 1;
+pub(crate) const JSON_VERSION: u32 = 1;
 
 #[derive(Serialize)]
 struct Versioned<'a, T: Serialize> {
@@ -15,7 +15,7 @@ struct Versioned<'a, T: Serialize> {
 }
 
 /// `body` (a struct or map) as pretty JSON with `"version"` first, newline-terminated.
-pub fn json<T: Serialize>(body: &T) -> Result<String, CliError> {
+pub(crate) fn json<T: Serialize>(body: &T) -> Result<String, CliError> {
     let text = serde_json::to_string_pretty(&Versioned {
         version: JSON_VERSION,
         body,
@@ -25,7 +25,7 @@ pub fn json<T: Serialize>(body: &T) -> Result<String, CliError> {
 
 /// Renames the key `workers` (a worker count, as the library names it) to `threads`, as the
 /// flag is named, throughout a JSON value.
-pub fn workers_as_threads(value: &mut serde_json::Value) {
+pub(crate) fn workers_as_threads(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(map) => {
             if map.get("workers").is_some_and(serde_json::Value::is_number)

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 /// Median, minimum and maximum of a set of durations, in milliseconds.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct Spread {
+pub(crate) struct Spread {
     pub median: f64,
     pub min: f64,
     pub max: f64,
@@ -14,7 +14,7 @@ pub struct Spread {
 impl Spread {
     /// # Panics
     /// If `samples` is empty (callers always run at least once).
-    pub fn of(samples: &[Duration]) -> Self {
+    pub(crate) fn of(samples: &[Duration]) -> Self {
         let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
         ms.sort_by(f64::total_cmp);
         let n = ms.len();

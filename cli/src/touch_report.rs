@@ -4,7 +4,7 @@ use serde::Serialize;
 
 /// One worker's share of faulting in a fresh codeword buffer.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct WorkerTouch {
+pub(crate) struct WorkerTouch {
     /// The worker's index in its pool.
     pub worker: usize,
     /// Bytes it faulted in before the first pass (0: the passes faulted them in).
@@ -28,7 +28,7 @@ impl From<&ntt_pcs::WorkerTouch> for WorkerTouch {
 
 /// `w0 32.0 MiB 12.100 ms 16 faults; w1 ...`, or `w0 16 faults in the passes; w1 ...` where
 /// the encode's passes faulted the pages in (`NTT_FIRST_TOUCH=passes`, the default).
-pub fn first_touch_line(workers: &[WorkerTouch]) -> String {
+pub(crate) fn first_touch_line(workers: &[WorkerTouch]) -> String {
     workers
         .iter()
         .map(|w| {

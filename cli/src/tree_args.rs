@@ -6,7 +6,7 @@ use ntt_pcs::{HashKind, Scheme, TreeKind};
 
 /// The tree's leaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TreeArg {
+pub(crate) enum TreeArg {
     /// BLAKE3's own tree over the codeword bytes (root = `b3sum` of the codeword).
     Chunks,
     /// One leaf per codeword row: Plonky3's `MerkleTreeMmcs` of the codeword as a matrix.
@@ -15,7 +15,7 @@ pub enum TreeArg {
 
 /// The row tree's hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum HashArg {
+pub(crate) enum HashArg {
     /// BLAKE3.
     Blake3,
     /// Keccak-256.
@@ -24,7 +24,7 @@ pub enum HashArg {
 
 /// The commitment's tree, hash and cap height.
 #[derive(Clone, Copy, Debug, Default, Args)]
-pub struct TreeArgs {
+pub(crate) struct TreeArgs {
     /// Merkle tree of the commitment [default: chunks].
     #[arg(long, value_enum, value_name = "TREE")]
     pub tree: Option<TreeArg>,
@@ -39,12 +39,12 @@ pub struct TreeArgs {
 
 impl TreeArgs {
     /// Whether any of the three flags was given.
-    pub fn given(&self) -> bool {
+    pub(crate) fn given(&self) -> bool {
         self.tree.is_some() || self.hash.is_some() || self.cap_height.is_some()
     }
 
     /// The scheme the flags name; a combination that does not exist is bad input (exit 2).
-    pub fn scheme(&self) -> Result<Scheme, CliError> {
+    pub(crate) fn scheme(&self) -> Result<Scheme, CliError> {
         let tree = match self.tree {
             Some(TreeArg::Rows) => TreeKind::Rows,
             Some(TreeArg::Chunks) | None => TreeKind::Chunks,

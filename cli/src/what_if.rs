@@ -13,7 +13,7 @@ use ntt_runtime::{TOPOLOGY_ENV, Topology, TopologySpec, WorkerLayout};
 /// # Errors
 /// A `--topology` or `NTT_TOPOLOGY` that is none of the accepted forms, or an `NTT_TOPOLOGY`
 /// that is not UTF-8 (exit code 2), as for every `NTT_*` variable.
-pub fn requested(flag: Option<&str>) -> Result<TopologySpec, CliError> {
+pub(crate) fn requested(flag: Option<&str>) -> Result<TopologySpec, CliError> {
     match flag {
         Some(text) => TopologySpec::parse(text).map_err(|e| CliError::Input(e.to_string())),
         None => TopologySpec::from_env().map_err(|e| match e {
@@ -27,7 +27,7 @@ pub fn requested(flag: Option<&str>) -> Result<TopologySpec, CliError> {
 ///
 /// # Errors
 /// An XML file or synthetic description hwloc cannot load (exit code 2).
-pub fn load(spec: &TopologySpec) -> Result<Topology, CliError> {
+pub(crate) fn load(spec: &TopologySpec) -> Result<Topology, CliError> {
     Topology::load(spec).map_err(|e| CliError::Input(format!("--topology {spec}: {e}")))
 }
 
@@ -36,7 +36,7 @@ pub fn load(spec: &TopologySpec) -> Result<Topology, CliError> {
 ///
 /// # Errors
 /// A clear message and exit code 2 when `NTT_TOPOLOGY` is a what-if (or malformed).
-pub fn refuse_foreign() -> Result<(), CliError> {
+pub(crate) fn refuse_foreign() -> Result<(), CliError> {
     let spec = requested(None)?;
     if spec.is_what_if() {
         return Err(CliError::Input(format!(
@@ -53,7 +53,7 @@ pub fn refuse_foreign() -> Result<(), CliError> {
 ///
 /// # Errors
 /// An unknown backend name, or one this CPU cannot run when the topology is its own.
-pub fn backend_kind(flag: Option<&str>, what_if: bool) -> Result<BackendKind, CliError> {
+pub(crate) fn backend_kind(flag: Option<&str>, what_if: bool) -> Result<BackendKind, CliError> {
     match flag {
         Some(name) => {
             let kind: BackendKind = name.parse()?;
@@ -68,7 +68,7 @@ pub fn backend_kind(flag: Option<&str>, what_if: bool) -> Result<BackendKind, Cl
 
 /// The plan `workers` workers laid out on `topology` would run for `shape`, with `backend`'s
 /// kernels (which need not run here: planning reads only the backend's kind).
-pub fn plan(
+pub(crate) fn plan(
     topology: &Topology,
     workers: usize,
     backend: BackendKind,

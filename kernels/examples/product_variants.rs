@@ -162,7 +162,7 @@ mod x86 {
     }
 
     /// The variants' names, in the order [`run`] takes them.
-    pub const VARIANTS: [&str; 6] = [
+    pub(crate) const VARIANTS: [&str; 6] = [
         "carry-less (the kernels' product)",
         "carry-less, reduced by carry-less",
         "GFNI, byte-transposed",
@@ -173,7 +173,7 @@ mod x86 {
 
     /// Every variant's products equal the bitwise reference on random elements and twiddles.
     #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,gfni")]
-    pub fn check() {
+    pub(crate) fn check() {
         let table = spill_table();
         let k = _mm512_set1_epi64(0x1B);
         let mut s = 0x9e37_79b9_7f4a_7c15u64;
@@ -213,7 +213,7 @@ mod x86 {
     /// Nanoseconds per eight products of `variant` (an index into [`VARIANTS`]), over `iters`
     /// rounds of eight independent chains.
     #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,gfni")]
-    pub fn run(variant: usize, iters: usize) -> f64 {
+    pub(crate) fn run(variant: usize, iters: usize) -> f64 {
         let table = spill_table();
         let k = _mm512_set1_epi64(0x1B);
         let twiddle = 0x1234_5678_9abc_def1;

@@ -9,13 +9,13 @@ use ntt_pcs::{Basis, Domain, Expansion, MessageLayout};
 /// two); rank 0 prints the root `ntt commit` prints on one machine.
 #[derive(Debug, Parser)]
 #[command(name = "ntt-mpi", version)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Encode and commit a witness, each rank its share of the codeword.
     #[command(after_help = "Example:\n  \
         mpirun -np 4 ntt-mpi commit --input w.bin --lanes 64 --log-inv-rate 2 --json\n  \
@@ -30,7 +30,7 @@ pub enum Command {
 
 /// How the witness words are arranged (as `ntt commit --layout`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Layout {
+pub(crate) enum Layout {
     /// Lane-major: lane t is the contiguous block t of the witness.
     Lanes,
     /// Row-major: word `row·lanes + lane`.
@@ -39,7 +39,7 @@ pub enum Layout {
 
 /// The evaluation domain's basis (as `ntt commit --basis`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BasisArg {
+pub(crate) enum BasisArg {
     /// β_j = x^j: row k is evaluated at the integer k.
     Polynomial,
     /// The Cantor basis: Plonky3's additive NTT domain.
@@ -48,7 +48,7 @@ pub enum BasisArg {
 
 /// The witness, the code and the engine: the flags `commit` and `open` share.
 #[derive(Debug, Args)]
-pub struct WitnessArgs {
+pub(crate) struct WitnessArgs {
     /// Raw little-endian u64 witness words; every rank reads this path (a shared file system, or
     /// the same file on every node).
     #[arg(long, value_name = "FILE")]
@@ -78,7 +78,7 @@ pub struct WitnessArgs {
 
 /// Flags of `ntt-mpi commit`.
 #[derive(Debug, Args)]
-pub struct CommitArgs {
+pub(crate) struct CommitArgs {
     #[command(flatten)]
     pub witness: WitnessArgs,
     /// Write the commitment (root, log-rows, lanes, basis) as JSON for `ntt verify --commitment`.
@@ -92,7 +92,7 @@ pub struct CommitArgs {
 
 /// Flags of `ntt-mpi open`.
 #[derive(Debug, Args)]
-pub struct OpenArgs {
+pub(crate) struct OpenArgs {
     #[command(flatten)]
     pub witness: WitnessArgs,
     /// Codeword rows to open, comma-separated.
@@ -108,7 +108,7 @@ pub struct OpenArgs {
 
 /// Row indices given as `3,17,4`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RowList(pub Vec<u64>);
+pub(crate) struct RowList(pub Vec<u64>);
 
 fn parse_rows(list: &str) -> Result<RowList, String> {
     let rows = list
@@ -131,7 +131,7 @@ const NO_DASH: &str = "ntt-mpi reads and writes files at offsets on every rank: 
 
 impl CommitArgs {
     /// What clap cannot check: every rank reads and writes files at offsets, so no `-`.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if self.output.iter().chain(&self.save_codeword).any(|p| is_dash(p)) {
             return Err(NO_DASH.to_owned());
         }
@@ -141,7 +141,7 @@ impl CommitArgs {
 
 impl OpenArgs {
     /// As for [`CommitArgs::check`].
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if is_dash(&self.output) || self.commitment.iter().any(|p| is_dash(p)) {
             return Err(NO_DASH.to_owned());
         }
@@ -160,28 +160,28 @@ impl WitnessArgs {
         Ok(())
     }
 
-    pub fn layout(&self) -> MessageLayout {
+    pub(crate) fn layout(&self) -> MessageLayout {
         match self.layout {
             Layout::Lanes => MessageLayout::Lanes,
             Layout::Rows => MessageLayout::Rows,
         }
     }
 
-    pub fn layout_name(&self) -> &'static str {
+    pub(crate) fn layout_name(&self) -> &'static str {
         match self.layout {
             Layout::Lanes => "lanes",
             Layout::Rows => "rows",
         }
     }
 
-    pub fn domain(&self) -> Domain {
+    pub(crate) fn domain(&self) -> Domain {
         Domain::new(match self.basis {
             BasisArg::Polynomial => Basis::Polynomial,
             BasisArg::Cantor => Basis::Cantor,
         })
     }
 
-    pub fn expansion(&self) -> Expansion {
+    pub(crate) fn expansion(&self) -> Expansion {
         if self.allow_large_expansion {
             Expansion::Unbounded
         } else {

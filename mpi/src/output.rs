@@ -32,7 +32,7 @@ const PIECE_WORDS: usize = 1 << 17;
 /// Writes the codeword to `path`: rank 0 creates the file at its full size under the temporary
 /// name, every rank writes its rows at their offset, and rank 0 renames the file once all have.
 /// Collective.
-pub fn save_codeword<C: Communicator>(
+pub(crate) fn save_codeword<C: Communicator>(
     world: &C,
     path: &Path,
     split: &Split,
@@ -75,7 +75,7 @@ pub fn save_codeword<C: Communicator>(
 }
 
 /// Writes `bytes` to `path` from this rank alone, through a temporary name.
-pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let partial = partial_name(path);
     let result = File::create(&partial)
         .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_data()))

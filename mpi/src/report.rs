@@ -149,7 +149,7 @@ struct OpenReport {
     commitment: Option<String>,
 }
 
-pub fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Error> {
+pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Error> {
     let (_, mine) = run_commit(world, &args.witness)?;
     let Some(opening) = ntt_mpi::open(world, &mine, &args.rows.0)? else {
         return Ok(());
@@ -183,7 +183,7 @@ pub fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Error> {
     Ok(())
 }
 
-pub fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error> {
+pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error> {
     let (encoder, mine) = run_commit(world, &args.witness)?;
     if let Some(path) = &args.save_codeword {
         output::save_codeword(world, path, &mine.split, &mine.rows)?;

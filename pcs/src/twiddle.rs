@@ -19,11 +19,11 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 /// Largest supported depth + 1: rows of the table (domains up to 2^63 rows).
-pub const TABLE_ROWS: usize = 63;
+pub(crate) const TABLE_ROWS: usize = 63;
 
 /// The table ŝ_i(β_{i+j}) for i < min(n, 63) and i + j < n, of a basis of n vectors.
 #[derive(Debug)]
-pub struct SubspaceTable {
+pub(crate) struct SubspaceTable {
     rows: Vec<Vec<u64>>,
     /// `prefix[i][k]` = row i's entries 0..=k added up: the steps of a [`TwiddleWalk`].
     prefix: Vec<Vec<u64>>,
@@ -35,14 +35,14 @@ pub struct SubspaceTable {
 
 /// The polynomial basis's table, built on first use (a few thousand field multiplies).
 #[cfg(test)]
-pub fn table() -> &'static SubspaceTable {
+pub(crate) fn table() -> &'static SubspaceTable {
     table_for(&Basis::Polynomial)
 }
 
 /// The table of `basis`, built once per process: the named bases in their own statics, each
 /// distinct custom basis in a process-wide cache (its tables are a few tens of KiB and live as
 /// long as the process, so a prover should use few custom bases).
-pub fn table_for(basis: &Basis) -> &'static SubspaceTable {
+pub(crate) fn table_for(basis: &Basis) -> &'static SubspaceTable {
     static POLYNOMIAL: OnceLock<SubspaceTable> = OnceLock::new();
     static CANTOR: OnceLock<SubspaceTable> = OnceLock::new();
     static CUSTOM: OnceLock<Mutex<HashMap<Vec<u64>, &'static SubspaceTable>>> = OnceLock::new();
@@ -101,12 +101,12 @@ impl SubspaceTable {
     }
 
     /// Row `depth`: ŝ_depth(β_depth), ŝ_depth(β_{depth+1}), ….
-    pub fn row(&self, depth: u32) -> &[u64] {
+    pub(crate) fn row(&self, depth: u32) -> &[u64] {
         &self.rows[depth as usize]
     }
 
     /// The twiddle of block `block` for row pairs `2^depth` apart, unshifted.
-    pub fn twiddle(&self, depth: u32, block: u64) -> u64 {
+    pub(crate) fn twiddle(&self, depth: u32, block: u64) -> u64 {
         sum_bits(&self.row(depth)[1..], block)
     }
 
@@ -125,14 +125,14 @@ impl SubspaceTable {
 /// The twiddles of one domain: its basis's table and the shift's constant per depth. Cheap to
 /// make (63 field multiplies for a shift); an encode makes one.
 #[derive(Clone, Debug)]
-pub struct Twiddles {
+pub(crate) struct Twiddles {
     table: &'static SubspaceTable,
     /// ŝ_depth(shift), added to every twiddle of that depth.
     offsets: [u64; TABLE_ROWS],
 }
 
 impl Twiddles {
-    pub fn new(domain: &Domain) -> Self {
+    pub(crate) fn new(domain: &Domain) -> Self {
         let table = table_for(domain.basis());
         let offsets = if domain.shift() == 0 {
             [0; TABLE_ROWS]
@@ -143,17 +143,17 @@ impl Twiddles {
     }
 
     /// The polynomial basis, unshifted.
-    pub fn polynomial() -> Self {
+    pub(crate) fn polynomial() -> Self {
         Self::new(&Domain::polynomial())
     }
 
     /// ŝ_depth(shift).
-    pub fn offset(&self, depth: u32) -> u64 {
+    pub(crate) fn offset(&self, depth: u32) -> u64 {
         self.offsets[depth as usize]
     }
 
     /// The twiddle of block `block` for row pairs `2^depth` apart.
-    pub fn twiddle(&self, depth: u32, block: u64) -> u64 {
+    pub(crate) fn twiddle(&self, depth: u32, block: u64) -> u64 {
         self.table.twiddle(depth, block) ^ self.offset(depth)
     }
 
@@ -192,7 +192,7 @@ fn sum_bits(coeffs: &[u64], mut bits: u64) -> u64 {
 /// k = trailing_ones(b): a difference of two of the table's prefix sums, so starting a walk
 /// costs no more than its first twiddle.
 #[derive(Clone, Debug)]
-pub struct TwiddleWalk {
+pub(crate) struct TwiddleWalk {
     current: u64,
     block: u64,
     /// The table's prefix sums of row `depth` from entry `offset` on.
@@ -216,19 +216,19 @@ impl TwiddleWalk {
     }
 
     /// The walk of `twiddle(depth, b)` (row `depth`, offset 1) from block `first`.
-    pub fn for_depth(tw: &Twiddles, depth: u32, first: u64) -> Self {
+    pub(crate) fn for_depth(tw: &Twiddles, depth: u32, first: u64) -> Self {
         Self::over(tw, depth, 1, first)
     }
 
     /// The twiddle of the current block.
     #[inline]
-    pub fn get(&self) -> u64 {
+    pub(crate) fn get(&self) -> u64 {
         self.current
     }
 
     /// Moves to the next block.
     #[inline]
-    pub fn advance(&mut self) {
+    pub(crate) fn advance(&mut self) {
         // A block past the row's last coefficient has no twiddle; the walk never goes there
         // (a domain of 2^L rows has at most 2^(L−depth−1) blocks per layer).
         let k = self.block.trailing_ones() as usize;
@@ -240,7 +240,7 @@ impl TwiddleWalk {
 /// The seven twiddles of a radix-8 group whose top layer has pairs `2^depth` apart, walked block
 /// to block: [T(depth, b); T(depth−1, 2b), T(depth−1, 2b+1); T(depth−2, 4b..4b+3)].
 #[derive(Clone, Debug)]
-pub struct Radix8Walk {
+pub(crate) struct Radix8Walk {
     top: TwiddleWalk,
     mid: TwiddleWalk,
     low: TwiddleWalk,
@@ -251,7 +251,7 @@ pub struct Radix8Walk {
 
 impl Radix8Walk {
     /// `depth ≥ 2`; `first` is the block index at the top layer.
-    pub fn new(tw: &Twiddles, depth: u32, first: u64) -> Self {
+    pub(crate) fn new(tw: &Twiddles, depth: u32, first: u64) -> Self {
         let t = tw.table;
         let mid = t.row(depth - 1);
         let low = t.row(depth - 2);
@@ -268,7 +268,7 @@ impl Radix8Walk {
     }
 
     #[inline]
-    pub fn get(&self) -> [u64; 7] {
+    pub(crate) fn get(&self) -> [u64; 7] {
         let a = self.mid.get();
         let c = self.low.get();
         [
@@ -283,7 +283,7 @@ impl Radix8Walk {
     }
 
     #[inline]
-    pub fn advance(&mut self) {
+    pub(crate) fn advance(&mut self) {
         self.top.advance();
         self.mid.advance();
         self.low.advance();
@@ -292,7 +292,7 @@ impl Radix8Walk {
 
 /// The three twiddles of a radix-4 group: [T(depth, b); T(depth−1, 2b), T(depth−1, 2b+1)].
 #[derive(Clone, Debug)]
-pub struct Radix4Walk {
+pub(crate) struct Radix4Walk {
     top: TwiddleWalk,
     mid: TwiddleWalk,
     mid_odd: u64,
@@ -300,7 +300,7 @@ pub struct Radix4Walk {
 
 impl Radix4Walk {
     /// `depth ≥ 1`; `first` is the block index at the top layer.
-    pub fn new(tw: &Twiddles, depth: u32, first: u64) -> Self {
+    pub(crate) fn new(tw: &Twiddles, depth: u32, first: u64) -> Self {
         let t = tw.table;
         let mid = t.row(depth - 1);
         Self {
@@ -311,13 +311,13 @@ impl Radix4Walk {
     }
 
     #[inline]
-    pub fn get(&self) -> [u64; 3] {
+    pub(crate) fn get(&self) -> [u64; 3] {
         let a = self.mid.get();
         [self.top.get(), a, a ^ self.mid_odd]
     }
 
     #[inline]
-    pub fn advance(&mut self) {
+    pub(crate) fn advance(&mut self) {
         self.top.advance();
         self.mid.advance();
     }

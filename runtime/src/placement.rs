@@ -327,7 +327,7 @@ mod tests {
     mod reference {
         use super::super::*;
 
-        pub fn place(topo: &Topology, workers: usize) -> Vec<usize> {
+        pub(super) fn place(topo: &Topology, workers: usize) -> Vec<usize> {
             type ListKey = (usize, usize, Option<Vec<usize>>);
             let mut domains: Vec<(ListKey, Vec<Vec<usize>>)> = Vec::new();
             let mut cores: Vec<(usize, Vec<usize>)> = (0..topo.cores)
@@ -396,7 +396,7 @@ mod tests {
             (0..workers).map(|w| order[w % order.len()]).collect()
         }
 
-        pub fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
+        pub(super) fn budgets(topo: &Topology, cpus: &[usize]) -> Vec<WorkerBudget> {
             let share = |cpu: usize, level: u8| {
                 let cache = topo.cache(cpu, level).expect("every level");
                 let workers = cpus.iter().filter(|c| cache.pus.contains(c)).count();
@@ -411,7 +411,7 @@ mod tests {
                 .collect()
         }
 
-        pub fn steal_orders(topo: &Topology, cpus: &[usize]) -> Vec<Vec<usize>> {
+        pub(super) fn steal_orders(topo: &Topology, cpus: &[usize]) -> Vec<Vec<usize>> {
             let n = cpus.len();
             let keys = near_keys(topo, cpus);
             (0..n)

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
     ntt commit --input w.bin --lanes 64 --log-inv-rate 2 --save-codeword c.bin
   \
     ntt commit --tree rows --hash keccak --cap-height 2   # Plonky3's MerkleTreeMmcs of the codeword")]
-pub struct CommitArgs {
+pub(crate) struct CommitArgs {
     /// Raw little-endian u64 witness words; `-` reads standard input (default: the seeded
     /// 2^22-word witness that `ntt witness --log-n 22` writes).
     #[arg(short, long, value_name = "FILE")]
@@ -135,7 +135,7 @@ struct Report {
     gib_per_s: f64,
 }
 
-pub fn run(args: CommitArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
     if args.repeat == 0 {
         return Err(CliError::Input("--repeat must be at least 1".to_owned()));
     }

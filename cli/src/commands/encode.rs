@@ -16,7 +16,7 @@ use std::time::Instant;
 #[command(after_help = "Examples:\n  \
     ntt encode --input w.bin --lanes 64 --log-inv-rate 1 --output c.bin\n  \
     ntt witness --log-n 10 --output - | ntt encode --input - --lanes 4 --log-inv-rate 1 --output c.bin")]
-pub struct EncodeArgs {
+pub(crate) struct EncodeArgs {
     #[command(flatten)]
     witness: WitnessArgs,
     /// Where to write the codeword (row-major, little-endian u64); `-` for standard output
@@ -45,7 +45,7 @@ struct Report {
     encode_ms: f64,
 }
 
-pub fn run(args: EncodeArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: EncodeArgs) -> Result<(), CliError> {
     let w = &args.witness;
     files::distinct(
         &[("--output", Some(&args.output))],

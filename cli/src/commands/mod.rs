@@ -1,10 +1,10 @@
 //! One module per subcommand.
 
-pub mod commit;
-pub mod encode;
-pub mod open;
-pub mod plan;
-pub mod topology;
-pub mod tune;
-pub mod verify;
-pub mod witness;
+pub(crate) mod commit;
+pub(crate) mod encode;
+pub(crate) mod open;
+pub(crate) mod plan;
+pub(crate) mod topology;
+pub(crate) mod tune;
+pub(crate) mod verify;
+pub(crate) mod witness;

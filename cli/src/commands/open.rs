@@ -16,7 +16,7 @@ use serde::Serialize;
     ntt verify --commitment c.json --rows 3,17 --proof p.bin
   \
     ntt open --input w.bin --lanes 64 --log-inv-rate 1 --rows 3,17 --tree rows --hash keccak --output p.bin --commitment c.json")]
-pub struct OpenArgs {
+pub(crate) struct OpenArgs {
     #[command(flatten)]
     witness: WitnessArgs,
     /// Codeword rows to open, comma-separated.
@@ -59,7 +59,7 @@ struct Report {
     commitment: Option<String>,
 }
 
-pub fn run(args: OpenArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: OpenArgs) -> Result<(), CliError> {
     let scheme = args.tree.scheme()?;
     let w = &args.witness;
     files::distinct(

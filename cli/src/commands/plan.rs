@@ -39,7 +39,7 @@ Layers 0 to r (r = log2 of the inverse rate) are copies of the message and never
 /// Flags of `ntt plan`.
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES, after_long_help = format!("{NOTATION}\n\n{EXAMPLES}"))]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     /// Log2 of the witness size in words.
     #[arg(long, value_name = "N")]
     log_n: u32,
@@ -70,7 +70,7 @@ pub struct PlanArgs {
 }
 
 /// The codeword shape of a `2^log_n`-word witness in `lanes` lanes (the library's limits).
-pub fn shape_for(
+pub(crate) fn shape_for(
     log_n: u32,
     lanes: usize,
     log_inv_rate: u32,
@@ -89,7 +89,7 @@ pub fn shape_for(
     )?)
 }
 
-pub fn run(args: PlanArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: PlanArgs) -> Result<(), CliError> {
     let shape = shape_for(
         args.log_n,
         args.lanes,

@@ -21,7 +21,7 @@ use std::fmt::Write as _;
     ntt topology --topology xml:server.xml --backend avx512   # another machine (lstopo --of xml)\n  \
     ntt topology --topology 'synthetic:pack:2 l3:4(size=32MiB) l2:8(size=1MiB) core:1 pu:2'"
 )]
-pub struct TopologyArgs {
+pub(crate) struct TopologyArgs {
     #[command(flatten)]
     engine: EngineArgs,
     /// Topology to report: hwloc, sysfs, defaults (this machine), or another machine's,
@@ -106,7 +106,7 @@ fn supported_backends() -> Vec<String> {
     Backend::available().iter().map(|b| b.name().to_owned()).collect()
 }
 
-pub fn run(args: TopologyArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: TopologyArgs) -> Result<(), CliError> {
     let spec = what_if::requested(args.topology.as_deref())?;
     let backend = what_if::backend_kind(args.backend.as_deref(), spec.is_what_if())?;
     let report = if spec.is_what_if() {

@@ -27,7 +27,7 @@ use std::path::PathBuf;
     ntt tune --log-n 22 --threads 2 --save   # keep the best settings as wisdom\n  \
     ntt tune --log-n 22 --backends avx2,avx512   # the same sweep on each backend\n\
 Writes measurements.csv, measurements.json, summary.json, plot.svg and plot.png to --output.")]
-pub struct TuneArgs {
+pub(crate) struct TuneArgs {
     /// Witness sizes to tune, as log2 words (comma-separated).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     log_n: Option<Vec<u32>>,
@@ -78,7 +78,7 @@ struct Summary<'a> {
     saved_to: Option<String>,
 }
 
-pub fn run(args: TuneArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: TuneArgs) -> Result<(), CliError> {
     if args.output.as_os_str() == "-" {
         return Err(CliError::Input(
             "--output names the directory for tune's files; `-` cannot be one".to_owned(),

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 The root does not bind the shape: take --lanes and --log-rows (or the commitment file) from a\n\
 source you trust, not from the prover.\n\
 Exit status: 0 when the proof holds, 1 when it does not, 2 for bad input.")]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// The commitment as JSON (`ntt open --commitment`); `-` reads standard input. Given with
     /// --lanes or --log-rows, those must agree with it.
     #[arg(long, value_name = "FILE", required_unless_present = "root")]
@@ -66,7 +66,7 @@ struct OpenedRow {
     words: Vec<String>,
 }
 
-pub fn run(args: VerifyArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: VerifyArgs) -> Result<(), CliError> {
     files::one_stdin(&[
         ("--commitment", args.commitment.as_ref()),
         ("--proof", Some(&args.proof)),

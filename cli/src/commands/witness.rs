@@ -13,7 +13,7 @@ use serde::Serialize;
 #[command(after_help = "Examples:\n  \
     ntt witness --log-n 16 --lanes 64 --seed 1 --output w.bin\n  \
     ntt witness --log-n 22 --output w.bin    # the witness `ntt commit` uses by default")]
-pub struct WitnessArgs {
+pub(crate) struct WitnessArgs {
     /// Log2 of the witness size in words.
     #[arg(long, value_name = "N")]
     log_n: u32,
@@ -44,7 +44,7 @@ struct Report {
     seed: u64,
 }
 
-pub fn run(args: WitnessArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: WitnessArgs) -> Result<(), CliError> {
     if args.log_n > MAX_LOG_N {
         return Err(CliError::Input(format!(
             "--log-n {} is more than the {MAX_LOG_N} this command writes (2^{MAX_LOG_N} words, 32 GiB)",

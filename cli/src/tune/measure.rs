@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 /// Runs `run(candidate)` for `rounds` rounds over `candidates` candidates, after one untimed
 /// warm-up round. Rounds alternate direction (A B C, C B A, ...) so no candidate always follows
 /// the same neighbour. Returns the samples per candidate, in candidate order.
-pub fn interleaved<E>(
+pub(crate) fn interleaved<E>(
     candidates: usize,
     rounds: usize,
     mut run: impl FnMut(usize) -> Result<(), E>,

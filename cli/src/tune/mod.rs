@@ -3,7 +3,7 @@
 //! [`sweep`] lists the candidate settings, [`measure`] times them interleaved, [`report`] turns
 //! the samples into medians, spreads and files, [`plot`] draws them.
 
-pub mod measure;
-pub mod plot;
-pub mod report;
-pub mod sweep;
+pub(crate) mod measure;
+pub(crate) mod plot;
+pub(crate) mod report;
+pub(crate) mod sweep;

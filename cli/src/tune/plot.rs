@@ -12,7 +12,7 @@ const PANEL: (u32, u32) = (760, 540);
 const HEADER: u32 = 74;
 
 /// The figure of one tuning run; `machine` names the CPU under the title.
-pub struct TunePlot<'a> {
+pub(crate) struct TunePlot<'a> {
     pub results: &'a [Measured],
     pub machine: &'a str,
 }
@@ -258,7 +258,8 @@ impl TunePlot<'_> {
 }
 
 /// What the plot and the text say of a size with nothing to compare the default plan with.
-pub const ONLY_DEFAULT: &str = "only the default plan fits this size (every candidate plans the same work)";
+pub(crate) const ONLY_DEFAULT: &str =
+    "only the default plan fits this size (every candidate plans the same work)";
 
 /// `0.5×`, `1×`, `4×` at whole powers of two of a log2 coordinate; nothing between them.
 fn ratio_label(log2: &f64) -> String {

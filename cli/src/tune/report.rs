@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// The shape, worker count and backend one group of candidates ran at.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-pub struct Setting {
+pub(crate) struct Setting {
     pub log_n: u32,
     pub lanes: usize,
     pub log_inv_rate: u32,
@@ -20,7 +20,7 @@ pub struct Setting {
 }
 
 impl Setting {
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         format!(
             "2^{} words, {} lanes, rate 1/{}, {} thread(s), {}",
             self.log_n,
@@ -34,7 +34,7 @@ impl Setting {
 
 /// One candidate's measurements at one setting.
 #[derive(Clone, Debug, Serialize)]
-pub struct Measured {
+pub(crate) struct Measured {
     pub setting: Setting,
     pub candidate: Candidate,
     /// The plan's one-line summary, so equal plans can be seen for what they are.
@@ -46,7 +46,7 @@ pub struct Measured {
 }
 
 impl Measured {
-    pub fn new(setting: Setting, candidate: Candidate, plan: String, samples: &[Duration]) -> Self {
+    pub(crate) fn new(setting: Setting, candidate: Candidate, plan: String, samples: &[Duration]) -> Self {
         Self {
             setting,
             candidate,
@@ -60,7 +60,7 @@ impl Measured {
 
 /// The verdict for one setting.
 #[derive(Clone, Debug, Serialize)]
-pub struct Best {
+pub(crate) struct Best {
     pub setting: Setting,
     pub best: String,
     pub best_ms: f64,
@@ -72,7 +72,7 @@ pub struct Best {
 }
 
 /// The fastest candidate of each setting against that setting's default.
-pub fn best_per_setting(results: &[Measured]) -> Vec<Best> {
+pub(crate) fn best_per_setting(results: &[Measured]) -> Vec<Best> {
     let mut settings: Vec<Setting> = Vec::new();
     for r in results {
         if !settings.contains(&r.setting) {
@@ -102,7 +102,7 @@ pub fn best_per_setting(results: &[Measured]) -> Vec<Best> {
 }
 
 /// One row per sample.
-pub fn csv(results: &[Measured]) -> String {
+pub(crate) fn csv(results: &[Measured]) -> String {
     let mut out = String::from(
         "log_n,lanes,log_inv_rate,threads,backend,label,family,l2_bytes,l3_bytes,wide,log_residues,deep,round,ms\n",
     );

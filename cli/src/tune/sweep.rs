@@ -7,7 +7,7 @@ use serde::Serialize;
 /// Plan families a plot draws as separate series.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
-pub enum Family {
+pub(crate) enum Family {
     /// The topology-derived plan, nothing forced: the baseline every speed-up is against.
     Default,
     /// One residue per gathered group, L2 budget swept.
@@ -24,7 +24,7 @@ pub enum Family {
 
 /// One configuration to measure.
 #[derive(Clone, Debug, Serialize)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub label: String,
     pub family: Family,
     pub config: PlanConfig,
@@ -32,7 +32,7 @@ pub struct Candidate {
 
 /// How far the sweep reaches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Depth {
+pub(crate) enum Depth {
     /// Budgets at 1/4..2× the derived ones; a couple of residue counts.
     Default,
     /// Budgets at 1/16..8×, every residue count, streaming on and off.
@@ -42,7 +42,7 @@ pub enum Depth {
 /// The candidates around `current`, the plan the planner makes now (from the topology, nothing
 /// forced): its L2 and L3 units are the 1× points of the budget sweeps, so the sweep brackets
 /// the planner's real choice.
-pub fn candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
+pub(crate) fn candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
     let l2 = current.l2_unit_bytes.max(4096);
     let l3 = current.l3_unit_bytes.max(l2);
     let (factors, residues): (&[f64], &[u32]) = match depth {
@@ -122,7 +122,7 @@ pub fn candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
 /// message, workers and backend. What a plan only records (its cache units, the forced values,
 /// the gate's reason) changes nothing that runs, so candidates that differ only there are one
 /// point of the sweep.
-pub fn same_work(a: &Plan, b: &Plan) -> bool {
+pub(crate) fn same_work(a: &Plan, b: &Plan) -> bool {
     a.shape == b.shape
         && a.layout == b.layout
         && a.workers == b.workers
@@ -136,7 +136,7 @@ pub fn same_work(a: &Plan, b: &Plan) -> bool {
 
 /// The candidates' plans grouped by [`same_work`]: indices into `plans`, each group in order and
 /// the groups in order of their first member, which is the one timed.
-pub fn same_work_groups(plans: &[Plan]) -> Vec<Vec<usize>> {
+pub(crate) fn same_work_groups(plans: &[Plan]) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, plan) in plans.iter().enumerate() {
         match groups.iter_mut().find(|g| same_work(&plans[g[0]], plan)) {

@@ -8,10 +8,10 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long any one run may take before the test calls it a hang.
-pub const HANG: Duration = Duration::from_secs(120);
+pub(crate) const HANG: Duration = Duration::from_secs(120);
 
 /// A command line for the binary with a clean environment for the engine's variables.
-pub fn command(args: &[&str]) -> Command {
+pub(crate) fn command(args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ntt"));
     cmd.args(args);
     for var in ["NTT_BACKEND", "NTT_THREADS", "NTT_TOPOLOGY", "NTT_LOG", "NTT_PIN"] {
@@ -22,20 +22,20 @@ pub fn command(args: &[&str]) -> Command {
     cmd
 }
 
-pub fn ntt(args: &[&str]) -> Output {
+pub(crate) fn ntt(args: &[&str]) -> Output {
     ntt_with(args, &[], None)
 }
 
 /// Runs the binary with extra environment and optional standard input; fails the test when it
 /// runs longer than [`HANG`].
-pub fn ntt_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&[u8]>) -> Output {
+pub(crate) fn ntt_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&[u8]>) -> Output {
     let mut cmd = command(args);
     cmd.envs(env.iter().copied());
     finish(cmd, stdin, HANG)
 }
 
 /// Runs `cmd` (standard input from `stdin`, or none), killing it after `limit`.
-pub fn finish(mut cmd: Command, stdin: Option<&[u8]>, limit: Duration) -> Output {
+pub(crate) fn finish(mut cmd: Command, stdin: Option<&[u8]>, limit: Duration) -> Output {
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
     } else {
@@ -76,34 +76,34 @@ pub fn finish(mut cmd: Command, stdin: Option<&[u8]>, limit: Duration) -> Output
     out
 }
 
-pub fn stdout(out: &Output) -> String {
+pub(crate) fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-pub fn stderr(out: &Output) -> String {
+pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Standard output as one JSON value.
-pub fn json(out: &Output) -> serde_json::Value {
+pub(crate) fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
 }
 
 /// A path as a command-line argument.
-pub fn s(path: &Path) -> &str {
+pub(crate) fn s(path: &Path) -> &str {
     path.to_str().expect("UTF-8 scratch paths")
 }
 
 /// A fresh scratch directory unique to one test.
-pub fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ntt-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
 }
 
-pub fn write_witness(path: &Path, words: usize, seed: u64) {
+pub(crate) fn write_witness(path: &Path, words: usize, seed: u64) {
     let mut x = seed;
     let bytes: Vec<u8> = (0..words)
         .flat_map(|_| {
@@ -119,7 +119,7 @@ pub fn write_witness(path: &Path, words: usize, seed: u64) {
 }
 
 /// The exit code and a phrase of the message, and no panic or backtrace hint shown to the user.
-pub fn assert_clean_failure(out: &Output, code: i32, message: &str) {
+pub(crate) fn assert_clean_failure(out: &Output, code: i32, message: &str) {
     assert_eq!(
         out.status.code(),
         Some(code),
@@ -137,7 +137,7 @@ pub fn assert_clean_failure(out: &Output, code: i32, message: &str) {
 }
 
 /// No temporary file of an atomic write is left in `dir`.
-pub fn assert_no_temporaries(dir: &Path) {
+pub(crate) fn assert_no_temporaries(dir: &Path) {
     for entry in std::fs::read_dir(dir).expect("scratch dir") {
         let name = entry.expect("entry").file_name();
         let name = name.to_string_lossy();

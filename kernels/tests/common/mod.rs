@@ -1,13 +1,16 @@
 //! Shared helpers of the cross-check harnesses: edge values, seeded random rows, and the
 //! reference kernels built from `reference::mul_bitwise` one butterfly at a time.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different part (so not `expect`)"
+)]
 
 use ntt_kernels::reference::{self, mul_bitwise};
 use ntt_kernels::{Backend, BackendKind};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 /// Operands that stress the reduction, each with its reason.
-pub const EDGES: [u64; 7] = [
+pub(crate) const EDGES: [u64; 7] = [
     0,                     // additive identity
     1,                     // multiplicative identity
     u64::MAX,              // every bit: the largest spill
@@ -18,15 +21,15 @@ pub const EDGES: [u64; 7] = [
 ];
 
 /// Segment lengths: every length up to twice the widest vector plus one, and around 32 and 64.
-pub const LENGTHS: [usize; 23] = [
+pub(crate) const LENGTHS: [usize; 23] = [
     1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 33, 63, 64, 65, 0,
 ];
 
 /// Word offsets of the sub-slice inside its buffer: aligned and misaligned for every vector width.
-pub const OFFSETS: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+pub(crate) const OFFSETS: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
 
 /// The backend, or `None` (with a note) where this CPU cannot run it.
-pub fn backend(kind: BackendKind) -> Option<Backend> {
+pub(crate) fn backend(kind: BackendKind) -> Option<Backend> {
     match Backend::new(kind) {
         Ok(b) => Some(b),
         Err(e) => {
@@ -38,7 +41,10 @@ pub fn backend(kind: BackendKind) -> Option<Backend> {
 
 /// Stamps out one test module per backend kind, each test calling its check with the kind:
 /// `backend_tests! { name => check, ... }`.
-#[allow(unused_macros)] // not every test binary stamps tests per backend
+#[allow(
+    unused_macros,
+    reason = "not every test binary stamps tests per backend (so not `expect`)"
+)]
 macro_rules! backend_tests {
     ($($test:ident => $check:ident),* $(,)?) => {
         backend_tests!(@kinds [$($test => $check),*]
@@ -57,16 +63,19 @@ macro_rules! backend_tests {
         }
     };
 }
-#[allow(unused_imports)]
+#[allow(
+    unused_imports,
+    reason = "not every test binary stamps tests per backend (so not `expect`)"
+)]
 pub(crate) use backend_tests;
 
 /// A seeded random number generator.
-pub fn rng(seed: u64) -> StdRng {
+pub(crate) fn rng(seed: u64) -> StdRng {
     StdRng::seed_from_u64(seed)
 }
 
 /// `len` words: random, with the edge values sprinkled in at random places.
-pub fn row(rng: &mut StdRng, len: usize) -> Vec<u64> {
+pub(crate) fn row(rng: &mut StdRng, len: usize) -> Vec<u64> {
     (0..len)
         .map(|_| {
             if rng.random_range(0..4) == 0 {
@@ -79,13 +88,13 @@ pub fn row(rng: &mut StdRng, len: usize) -> Vec<u64> {
 }
 
 /// Twiddles to try: every edge value and a few random ones.
-pub fn twiddles(rng: &mut StdRng) -> Vec<u64> {
+pub(crate) fn twiddles(rng: &mut StdRng) -> Vec<u64> {
     let mut t = EDGES.to_vec();
     t.extend((0..3).map(|_| rng.random::<u64>()));
     t
 }
 
-pub fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
+pub(crate) fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
     for (x, y) in u.iter_mut().zip(v.iter_mut()) {
         *y ^= *x;
         *x ^= mul_bitwise(t, *y);
@@ -94,7 +103,13 @@ pub fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64) {
 
 /// The butterflies of a radix group one at a time: `pairs[i] = (a, b, twiddle index)` on equal
 /// segments.
-pub fn group(block: &mut [u64], segments: usize, pairs: &[(usize, usize, usize)], tw: &[u64], forward: bool) {
+pub(crate) fn group(
+    block: &mut [u64],
+    segments: usize,
+    pairs: &[(usize, usize, usize)],
+    tw: &[u64],
+    forward: bool,
+) {
     let e = block.len() / segments;
     let mut segs: Vec<Vec<u64>> = block.chunks(e.max(1)).map(<[u64]>::to_vec).collect();
     segs.resize(segments, Vec::new());
@@ -112,9 +127,9 @@ pub fn group(block: &mut [u64], segments: usize, pairs: &[(usize, usize, usize)]
     block.copy_from_slice(&flat);
 }
 
-pub const RADIX4: [(usize, usize, usize); 4] = [(0, 2, 0), (1, 3, 0), (0, 1, 1), (2, 3, 2)];
+pub(crate) const RADIX4: [(usize, usize, usize); 4] = [(0, 2, 0), (1, 3, 0), (0, 1, 1), (2, 3, 2)];
 
-pub const RADIX8: [(usize, usize, usize); 12] = [
+pub(crate) const RADIX8: [(usize, usize, usize); 12] = [
     (0, 4, 0),
     (1, 5, 0),
     (2, 6, 0),
@@ -130,6 +145,6 @@ pub const RADIX8: [(usize, usize, usize); 12] = [
 ];
 
 /// The same pairs in the order that undoes them.
-pub fn reversed(pairs: &[(usize, usize, usize)]) -> Vec<(usize, usize, usize)> {
+pub(crate) fn reversed(pairs: &[(usize, usize, usize)]) -> Vec<(usize, usize, usize)> {
     pairs.iter().rev().copied().collect()
 }

@@ -9,7 +9,7 @@ use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// One pool per worker count, shared by every test of the binary.
-pub fn pool(workers: usize) -> Arc<ThreadPool> {
+pub(crate) fn pool(workers: usize) -> Arc<ThreadPool> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
     pools
@@ -29,7 +29,7 @@ pub fn pool(workers: usize) -> Arc<ThreadPool> {
 
 /// Every backend this CPU has, those with 64-byte vectors once per [`ColumnStart`] (the only
 /// ones whose columns can start at a cache-line boundary): every entry must give the same bytes.
-pub fn backends() -> Vec<Backend> {
+pub(crate) fn backends() -> Vec<Backend> {
     Backend::available()
         .into_iter()
         .flat_map(|b| {
@@ -44,7 +44,7 @@ pub fn backends() -> Vec<Backend> {
 }
 
 /// An encoder with `backend` on the shared pool of `workers` workers.
-pub fn encoder(workers: usize, backend: Backend) -> Encoder {
+pub(crate) fn encoder(workers: usize, backend: Backend) -> Encoder {
     Encoder::builder()
         .pool(pool(workers))
         .backend(backend)
@@ -53,7 +53,7 @@ pub fn encoder(workers: usize, backend: Backend) -> Encoder {
 }
 
 /// Deterministic pseudo-random words (splitmix64).
-pub fn words(seed: u64, count: usize) -> Vec<u64> {
+pub(crate) fn words(seed: u64, count: usize) -> Vec<u64> {
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xd1b5_4a32_d192_ed03;
     (0..count)
         .map(|_| {
@@ -67,7 +67,7 @@ pub fn words(seed: u64, count: usize) -> Vec<u64> {
 }
 
 /// Lane-major from row-major.
-pub fn rows_to_lanes(rows: &[u64], lanes: usize) -> Vec<u64> {
+pub(crate) fn rows_to_lanes(rows: &[u64], lanes: usize) -> Vec<u64> {
     let count = rows.len() / lanes;
     let mut out = vec![0; rows.len()];
     for r in 0..count {
@@ -79,14 +79,14 @@ pub fn rows_to_lanes(rows: &[u64], lanes: usize) -> Vec<u64> {
 }
 
 /// An uninitialised codeword buffer (filled with garbage first, so stale data cannot pass).
-pub fn garbage_codeword(len: usize) -> Vec<MaybeUninit<u64>> {
+pub(crate) fn garbage_codeword(len: usize) -> Vec<MaybeUninit<u64>> {
     (0..len)
         .map(|i| MaybeUninit::new(0xdead_beef_0000_0000 ^ i as u64))
         .collect()
 }
 
 /// The words of a codeword buffer after an encode wrote every one of them.
-pub fn assume_written(buf: Vec<MaybeUninit<u64>>) -> Vec<u64> {
+pub(crate) fn assume_written(buf: Vec<MaybeUninit<u64>>) -> Vec<u64> {
     // MaybeUninit::new above initialised every word already; the encode overwrote them.
     buf.into_iter()
         .map(|w| {
@@ -98,7 +98,7 @@ pub fn assume_written(buf: Vec<MaybeUninit<u64>>) -> Vec<u64> {
 
 /// Records every block the encoder hands over.
 #[derive(Default)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     pub blocks: Mutex<Vec<(usize, Vec<u64>)>>,
 }
 
@@ -115,7 +115,7 @@ impl RowSink for Recorder {
 impl Recorder {
     /// Checks the blocks: same power-of-two row count, aligned, tiling all rows exactly once,
     /// and equal to the final codeword. Returns the block row count.
-    pub fn check(&self, codeword: &[u64], lanes: usize) -> Result<usize, String> {
+    pub(crate) fn check(&self, codeword: &[u64], lanes: usize) -> Result<usize, String> {
         let mut blocks = self.blocks.lock().expect("recorder lock").clone();
         let rows = codeword.len() / lanes;
         if blocks.is_empty() {

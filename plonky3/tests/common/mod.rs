@@ -12,16 +12,16 @@ use p3_whir::{FoldingFactor, ProtocolParameters, SecurityAssumption, WhirConfig}
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-pub type Challenger = BinaryChallenger<Poly64, HashChallenger<u8, Keccak256Hash, 32>>;
+pub(crate) type Challenger = BinaryChallenger<Poly64, HashChallenger<u8, Keccak256Hash, 32>>;
 
-pub const fn challenger() -> Challenger {
+pub(crate) const fn challenger() -> Challenger {
     Challenger::from_hasher(Vec::new(), Keccak256Hash)
 }
 
 /// One WHIR instance: `columns` random columns of `num_variables` variables, opened at every
 /// column.
 #[derive(Clone, Debug)]
-pub struct Instance {
+pub(crate) struct Instance {
     pub num_variables: usize,
     pub columns: usize,
     pub folding: FoldingFactor,
@@ -32,14 +32,18 @@ pub struct Instance {
 }
 
 impl Instance {
-    pub fn protocol(&self) -> OpeningProtocol {
+    pub(crate) fn protocol(&self) -> OpeningProtocol {
         OpeningProtocol::new(vec![TableSpec::new(
             TableShape::new(self.num_variables, self.columns),
             vec![OpeningBatch::new((0..self.columns).collect(), vec![])],
         )])
     }
 
-    pub fn config<D>(&self, committed_variables: usize, domain: &D) -> WhirConfig<Poly192, Poly64, Challenger>
+    pub(crate) fn config<D>(
+        &self,
+        committed_variables: usize,
+        domain: &D,
+    ) -> WhirConfig<Poly192, Poly64, Challenger>
     where
         D: p3_whir::WhirDomain<Poly64, Poly192>,
     {
@@ -64,18 +68,18 @@ impl Instance {
     }
 
     /// The seeded witness laid out for the prefix prover (the same every call).
-    pub fn prefix_witness(&self) -> Witness<Poly64> {
+    pub(crate) fn prefix_witness(&self) -> Witness<Poly64> {
         PrefixProver::<Poly64, Poly192>::new_witness(vec![self.table()], self.first_folding)
     }
 
     /// The seeded witness laid out for the suffix prover (the same every call).
-    pub fn suffix_witness(&self) -> Witness<Poly64> {
+    pub(crate) fn suffix_witness(&self) -> Witness<Poly64> {
         SuffixProver::<Poly64, Poly192>::new_witness(vec![self.table()], self.first_folding)
     }
 }
 
 /// Prefix prover, folding 3 in every round, rate 1/2, three sizes and widths.
-pub fn constant_folding() -> Vec<Instance> {
+pub(crate) fn constant_folding() -> Vec<Instance> {
     [(12, 2, 0x00B1_A47E), (9, 1, 1), (15, 3, 2)]
         .into_iter()
         .map(|(num_variables, columns, seed)| Instance {
@@ -90,7 +94,7 @@ pub fn constant_folding() -> Vec<Instance> {
 }
 
 /// Suffix prover, folding 3 then 2, rate 1/4, two sizes.
-pub fn mixed_folding() -> Vec<Instance> {
+pub(crate) fn mixed_folding() -> Vec<Instance> {
     [(12, 2, 0x5AFF_1CED), (14, 1, 3)]
         .into_iter()
         .map(|(num_variables, columns, seed)| Instance {
@@ -105,7 +109,7 @@ pub fn mixed_folding() -> Vec<Instance> {
 }
 
 /// Prefix prover, folding 4, 16 variables in one column.
-pub fn folding_four() -> Instance {
+pub(crate) fn folding_four() -> Instance {
     Instance {
         num_variables: 16,
         columns: 1,
@@ -117,7 +121,9 @@ pub fn folding_four() -> Instance {
 }
 
 /// Adds one to the first coefficient of the proof's final polynomial.
-pub fn change_final_poly<M: p3_commit::Mmcs<Poly64>>(proof: &mut p3_whir::PcsProof<Poly64, Poly192, M>) {
+pub(crate) fn change_final_poly<M: p3_commit::Mmcs<Poly64>>(
+    proof: &mut p3_whir::PcsProof<Poly64, Poly192, M>,
+) {
     proof
         .whir
         .final_poly

@@ -1,5 +1,8 @@
 //! Helpers shared by the runtime's integration tests.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different part (so not `expect`)"
+)]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -13,7 +16,7 @@ use rand::rngs::ChaCha8Rng;
 
 /// Runs `f` on its own thread and fails the test if it has not finished within `secs` seconds,
 /// so a scheduler hang shows up as a failure instead of a stalled test run.
-pub fn watchdog<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + 'static) -> R {
+pub(crate) fn watchdog<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + 'static) -> R {
     let (tx, rx) = mpsc::channel();
     let handle = std::thread::spawn(move || {
         let _ = tx.send(f());
@@ -38,7 +41,7 @@ pub fn watchdog<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + 'st
 
 /// A pool of `n` workers on the documented default topology of `n` PUs (independent of the
 /// machine, so placement is deterministic), unpinned unless `pin` says otherwise.
-pub fn pool(n: usize, pin: PinPolicy) -> ThreadPool {
+pub(crate) fn pool(n: usize, pin: PinPolicy) -> ThreadPool {
     ThreadPoolBuilder::new()
         .num_threads(n)
         .pin(pin)
@@ -49,7 +52,7 @@ pub fn pool(n: usize, pin: PinPolicy) -> ThreadPool {
 
 /// A pool of `n` unpinned workers on the default topology: nothing calls into hwloc or sysfs,
 /// so Miri can run it.
-pub fn default_topology_pool(n: usize) -> ThreadPool {
+pub(crate) fn default_topology_pool(n: usize) -> ThreadPool {
     ThreadPoolBuilder::new()
         .num_threads(n)
         .pin(PinPolicy::None)
@@ -60,7 +63,7 @@ pub fn default_topology_pool(n: usize) -> ThreadPool {
 
 /// A binary tree grown one task per node (node `i`'s children are `2i + 1` and `2i + 2`):
 /// each node adds its two children and a task that runs after both and checks they ran.
-pub fn grow_tree<'s>(
+pub(crate) fn grow_tree<'s>(
     i: usize,
     depth: u32,
     ran: &'s [AtomicBool],
@@ -89,7 +92,7 @@ pub fn grow_tree<'s>(
 /// A random DAG of fewer than `max_tasks` tasks where about one task in `panic_one_in` panics;
 /// runs it through `run_on` and checks that every task ran at most once, that the reported panic
 /// is one that happened, and that no successor of a task that panicked ran.
-pub fn random_dag_with_panics(
+pub(crate) fn random_dag_with_panics(
     rng: &mut ChaCha8Rng,
     max_tasks: usize,
     panic_one_in: u32,

@@ -7,7 +7,7 @@ use ntt_benches::{BenchShape, ShapeError};
 /// baselines (p3-binary-dft, rayon + BLAKE3) side by side. Medians of `--repeat` runs.
 #[derive(Debug, Parser)]
 #[command(name = "throughput")]
-pub struct Args {
+pub(crate) struct Args {
     /// Print one JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -62,7 +62,7 @@ pub struct Args {
 impl Args {
     /// The shapes of the throughput table (every size × rate) and of the comparison (rate 1/2),
     /// or why a size does not fit the lane count.
-    pub fn shapes(&self) -> Result<(Vec<BenchShape>, Vec<BenchShape>), ShapeError> {
+    pub(crate) fn shapes(&self) -> Result<(Vec<BenchShape>, Vec<BenchShape>), ShapeError> {
         let lanes = self.lanes as usize;
         let sized = |log_n: &List, log_rows: &Option<List>, r: u32| -> Result<Vec<BenchShape>, ShapeError> {
             match log_rows {
@@ -94,7 +94,7 @@ impl Args {
 
 /// A list of small numbers given on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct List(pub Vec<u32>);
+pub(crate) struct List(pub Vec<u32>);
 
 /// `a..b` or `a..=b` (both inclusive), a comma list, a single value, or `none` (empty).
 fn parse_list(s: &str) -> Result<List, String> {

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 /// One comparison: every engine's median, and each baseline's time over the engine's.
 #[derive(Debug, serde::Serialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     pub op: &'static str,
     pub shape: BenchShape,
     pub workers: usize,
@@ -35,7 +35,7 @@ type Candidate<'a> = (&'static str, Box<dyn FnMut() -> f64 + 'a>);
 ///
 /// The engine encodes in place from the row-major message (the setup that p3 gets); its codeword
 /// must equal the rayon baseline's, which is asserted.
-pub fn encode(engine: &Ours, shape: BenchShape, rounds: usize) -> Comparison {
+pub(crate) fn encode(engine: &Ours, shape: BenchShape, rounds: usize) -> Comparison {
     let workers = engine.workers;
     let pool = rayon_pool(workers);
     let message = seeded_words(shape.witness_words(), WITNESS_SEED);
@@ -90,7 +90,7 @@ pub fn encode(engine: &Ours, shape: BenchShape, rounds: usize) -> Comparison {
 
 /// Commit from the lane-major witness into a freshly allocated codeword each time; the roots
 /// must agree, which is asserted.
-pub fn commit(engine: &Ours, shape: BenchShape, rounds: usize) -> Comparison {
+pub(crate) fn commit(engine: &Ours, shape: BenchShape, rounds: usize) -> Comparison {
     let workers = engine.workers;
     let pool = rayon_pool(workers);
     let message = seeded_words(shape.witness_words(), WITNESS_SEED);

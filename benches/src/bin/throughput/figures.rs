@@ -15,7 +15,7 @@ const HEADER: u32 = 90;
 ///
 /// # Errors
 /// A drawing, encoding or file error.
-pub fn write_all(saved: &Saved, note: &str, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+pub(crate) fn write_all(saved: &Saved, note: &str, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
     let rate = preferred_rate(saved);
     if !saved.comparisons.is_empty() {
@@ -103,7 +103,7 @@ fn workers_name(w: usize) -> String {
 
 /// Every engine of each comparison as a bar of witness GiB/s, min–max whiskers; one panel per
 /// operation (encode, commit), one group of bars per size and worker count.
-pub struct Baselines<'a> {
+pub(crate) struct Baselines<'a> {
     pub saved: &'a Saved,
     pub note: &'a str,
 }
@@ -225,7 +225,7 @@ impl Figure for Baselines<'_> {
 
 /// Commit and encode throughput against their bounds (max of compute and memory) by witness
 /// size; one panel per worker count.
-pub struct AgainstBound<'a> {
+pub(crate) struct AgainstBound<'a> {
     pub saved: &'a Saved,
     pub note: &'a str,
     pub rate: u32,
@@ -312,7 +312,7 @@ impl Figure for AgainstBound<'_> {
 }
 
 /// Commit speed-up over the fewest workers measured, per witness size, against ideal scaling.
-pub struct Scaling<'a> {
+pub(crate) struct Scaling<'a> {
     pub saved: &'a Saved,
     pub note: &'a str,
     pub rate: u32,

@@ -8,13 +8,13 @@ const GIB: f64 = (1u64 << 30) as f64;
 /// Whether a run allocates its codeword or reuses a warm one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Buffers {
+pub(crate) enum Buffers {
     Fresh,
     Reused,
 }
 
 impl Buffers {
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             Self::Fresh => "fresh",
             Self::Reused => "reused",
@@ -24,7 +24,7 @@ impl Buffers {
 
 /// The median (and spread) of one operation of one engine on one shape.
 #[derive(Clone, Debug, Serialize)]
-pub struct Measurement {
+pub(crate) struct Measurement {
     /// `commit`, `encode`, `hash`.
     pub op: &'static str,
     /// `ntt-engine`, `p3-binary-dft`, `rayon-layers` (the rayon encode), `rayon+blake3`.
@@ -45,7 +45,7 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    pub fn new(
+    pub(crate) fn new(
         op: &'static str,
         engine: &'static str,
         shape: BenchShape,

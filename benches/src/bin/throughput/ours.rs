@@ -14,7 +14,7 @@ use std::time::Instant;
 
 /// One line of the throughput table.
 #[derive(Debug, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub commit: Measurement,
     pub encode: Measurement,
     /// Median time the row sinks spent hashing, per worker (the commit's own attribution).
@@ -36,13 +36,13 @@ pub struct Row {
 
 impl Row {
     /// `commit / encode − 1`: what hashing adds to the encode alone.
-    pub fn hash_overhead(&self) -> f64 {
+    pub(crate) fn hash_overhead(&self) -> f64 {
         self.commit.median_ms / self.encode.median_ms - 1.0
     }
 }
 
 /// The fresh-buffer and the reused-buffer rows of one shape at one worker count.
-pub fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: Option<&Limits>) -> [Row; 2] {
+pub(crate) fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: Option<&Limits>) -> [Row; 2] {
     let message = seeded_words(shape.witness_words(), WITNESS_SEED);
     let (lanes, r) = (shape.lanes, shape.log_inv_rate);
     let words = shape.codeword_words();

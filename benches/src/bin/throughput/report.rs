@@ -8,7 +8,7 @@ use serde::Serialize;
 
 /// What the figures were measured on.
 #[derive(Debug, Serialize)]
-pub struct Machine {
+pub(crate) struct Machine {
     pub cpu: String,
     pub cores: usize,
     pub backend: String,
@@ -19,7 +19,7 @@ pub struct Machine {
 }
 
 impl Machine {
-    pub fn detect(cores: usize) -> Self {
+    pub(crate) fn detect(cores: usize) -> Self {
         let cpu = std::fs::read_to_string("/proc/cpuinfo")
             .ok()
             .and_then(|s| {
@@ -41,7 +41,7 @@ impl Machine {
     }
 }
 
-pub fn print_machine(m: &Machine) {
+pub(crate) fn print_machine(m: &Machine) {
     println!(
         "machine: {}, {} cores, backend {} (columns: {})",
         m.cpu, m.cores, m.backend, m.column_start
@@ -55,7 +55,7 @@ pub fn print_machine(m: &Machine) {
     println!();
 }
 
-pub fn print_limits(l: &Limits) {
+pub(crate) fn print_limits(l: &Limits) {
     println!("Physical limits (bandwidths: medians; in-cache rates: best of at least 31 short samples)");
     println!(
         "  memory read   {:>7.2} GiB/s (1 thread)  {:>7.2} GiB/s ({} threads)   [{} MiB buffer]",
@@ -93,7 +93,7 @@ pub fn print_limits(l: &Limits) {
     println!();
 }
 
-pub fn print_comparison(c: &Comparison) {
+pub(crate) fn print_comparison(c: &Comparison) {
     let reference = c
         .results
         .iter()
@@ -121,7 +121,7 @@ pub fn print_comparison(c: &Comparison) {
 }
 
 /// `512 KiB`, `64 MiB`.
-pub fn size(bytes: usize) -> String {
+pub(crate) fn size(bytes: usize) -> String {
     if bytes >= 1 << 20 {
         format!("{} MiB", bytes >> 20)
     } else {
@@ -129,7 +129,7 @@ pub fn size(bytes: usize) -> String {
     }
 }
 
-pub fn print_throughput_header(shape: BenchShape, repeat: usize) {
+pub(crate) fn print_throughput_header(shape: BenchShape, repeat: usize) {
     println!(
         "ntt-engine throughput: {} words ({} committed, {} codeword), {} lanes, rate 1/{}, lane-major input, median of {}",
         shape.words_label(),
@@ -156,7 +156,7 @@ pub fn print_throughput_header(shape: BenchShape, repeat: usize) {
     );
 }
 
-pub fn print_throughput_row(row: &Row) {
+pub(crate) fn print_throughput_row(row: &Row) {
     let c = &row.commit;
     let (bound, ratio) = match row.commit_bound_ms {
         Some(b) => (format!("{b:.2}"), format!("{:.2}", c.median_ms / b)),

@@ -4,7 +4,7 @@ use serde::Deserialize;
 
 /// The parts of the JSON document the plots use.
 #[derive(Debug, Deserialize)]
-pub struct Saved {
+pub(crate) struct Saved {
     pub machine: SavedMachine,
     #[serde(default)]
     pub throughput: Vec<SavedRow>,
@@ -13,7 +13,7 @@ pub struct Saved {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct SavedMachine {
+pub(crate) struct SavedMachine {
     pub cpu: String,
     pub cores: usize,
     pub backend: String,
@@ -21,7 +21,7 @@ pub struct SavedMachine {
 
 /// One measurement as `measurement::Measurement` writes it.
 #[derive(Clone, Debug, Deserialize)]
-pub struct SavedMeasurement {
+pub(crate) struct SavedMeasurement {
     pub engine: String,
     pub log_message_rows: u32,
     pub lanes: usize,
@@ -36,18 +36,18 @@ pub struct SavedMeasurement {
 
 impl SavedMeasurement {
     /// log2 of the witness words (fractional when the lane count is not a power of two).
-    pub fn log_words(&self) -> f64 {
+    pub(crate) fn log_words(&self) -> f64 {
         f64::from(self.log_message_rows) + (self.lanes as f64).log2()
     }
 
     /// GiB/s at another time for the same witness (a bound, or the spread's ends).
-    pub fn gib_s_at(&self, ms: f64) -> f64 {
+    pub(crate) fn gib_s_at(&self, ms: f64) -> f64 {
         self.gib_s * self.median_ms / ms
     }
 }
 
 #[derive(Debug, Deserialize)]
-pub struct SavedRow {
+pub(crate) struct SavedRow {
     pub commit: SavedMeasurement,
     pub encode: SavedMeasurement,
     pub commit_bound_ms: Option<f64>,
@@ -55,7 +55,7 @@ pub struct SavedRow {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct SavedComparison {
+pub(crate) struct SavedComparison {
     pub op: String,
     pub workers: usize,
     pub results: Vec<SavedMeasurement>,
@@ -66,7 +66,7 @@ impl Saved {
     ///
     /// # Errors
     /// A file that cannot be read or is not such a document.
-    pub fn read(path: &std::path::Path) -> Result<Self, String> {
+    pub(crate) fn read(path: &std::path::Path) -> Result<Self, String> {
         let text =
             std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         serde_json::from_str(&text)
@@ -74,7 +74,7 @@ impl Saved {
     }
 
     /// `Intel(R) Xeon(R) Processor, 2 cores, avx512`.
-    pub fn machine_line(&self) -> String {
+    pub(crate) fn machine_line(&self) -> String {
         format!(
             "{}, {} core(s), backend {}",
             self.machine.cpu, self.machine.cores, self.machine.backend
@@ -83,7 +83,7 @@ impl Saved {
 }
 
 /// The public name of an engine of the comparison, as the plots print it.
-pub fn public_name(engine: &str) -> &str {
+pub(crate) fn public_name(engine: &str) -> &str {
     match engine {
         "ntt-engine" => "ntt-engine",
         "p3-binary-dft" => "Plonky3 p3-binary-dft",

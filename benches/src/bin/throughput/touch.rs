@@ -6,7 +6,7 @@ use serde::Serialize;
 
 /// One worker's first touch of a fresh codeword: medians over the fresh commits.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct TouchFigure {
+pub(crate) struct TouchFigure {
     pub worker: usize,
     /// Median wall time the worker spent faulting in its chunks.
     pub median_ms: f64,
@@ -18,7 +18,7 @@ pub struct TouchFigure {
 
 /// Per-worker medians of `commits` (each commit's shares; a worker absent from a commit took
 /// no chunk of it and counts as zero).
-pub fn figures(commits: &[Vec<WorkerTouch>], workers: usize) -> Vec<TouchFigure> {
+pub(crate) fn figures(commits: &[Vec<WorkerTouch>], workers: usize) -> Vec<TouchFigure> {
     if commits.is_empty() {
         return Vec::new();
     }
@@ -42,7 +42,7 @@ pub fn figures(commits: &[Vec<WorkerTouch>], workers: usize) -> Vec<TouchFigure>
 }
 
 /// `first touch: w0 4.1 ms 32.0 MiB 16 faults | w1 ...` (medians), indented under its row.
-pub fn print(figures: &[TouchFigure]) {
+pub(crate) fn print(figures: &[TouchFigure]) {
     if figures.is_empty() {
         return;
     }
