@@ -74,7 +74,6 @@ impl BackendKind {
                 std::arch::is_aarch64_feature_detected!("neon")
                     && std::arch::is_aarch64_feature_detected!("aes")
             }
-            #[allow(unreachable_patterns)]
             _ => false,
         }
     }
@@ -148,7 +147,6 @@ macro_rules! dispatch {
             #[cfg(target_arch = "aarch64")]
             // SAFETY: a `Neon` backend exists only where its features were detected.
             BackendKind::Neon => unsafe { dispatch::neon::$f($($arg),*) },
-            #[allow(unreachable_patterns)]
             other => unreachable!("a `{other}` backend cannot be made on this architecture"),
         }
     };
@@ -270,7 +268,6 @@ impl Backend {
             #[cfg(target_arch = "aarch64")]
             // SAFETY: a `Neon` backend was checked for NEON and `aes` when it was made.
             BackendKind::Neon => unsafe { scalar::mul_pmull(a.0, b.0) },
-            #[allow(unreachable_patterns)]
             other => unreachable!("a `{other}` backend cannot be made on this architecture"),
         })
     }

@@ -56,7 +56,6 @@ impl Backend {
             #[cfg(target_arch = "aarch64")]
             // SAFETY: as above, for `Neon`.
             BackendKind::Neon => unsafe { dispatch_across::neon::radix8_across(buf, seg, tw0, steps) },
-            #[allow(unreachable_patterns)]
             other => unreachable!("a `{other}` backend cannot be made on this architecture"),
         }
     }
@@ -93,7 +92,6 @@ impl Backend {
             BackendKind::Neon => unsafe {
                 dispatch_across::neon::inverse_radix8_across(buf, seg, tw0, steps)
             },
-            #[allow(unreachable_patterns)]
             other => unreachable!("a `{other}` backend cannot be made on this architecture"),
         }
     }

@@ -13,7 +13,8 @@ macro_rules! entry_points {
             /// The CPU has this ISA's features; see [`rows::mul_row`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn mul_row(row: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::mul_row`'s (the CPU has this ISA's features
+                // and the callee's preconditions on its arguments hold), passed on unchanged.
                 unsafe { rows::mul_row::<$lanes>(row, t, columns) }
             }
 
@@ -21,7 +22,8 @@ macro_rules! entry_points {
             /// The CPU has this ISA's features; see [`rows::butterfly`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn butterfly(u: &mut [u64], v: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::butterfly`'s (the CPU has this ISA's features
+                // and the callee's preconditions on its arguments hold), passed on unchanged.
                 unsafe { rows::butterfly::<$lanes>(u, v, t, columns) }
             }
 
@@ -29,7 +31,8 @@ macro_rules! entry_points {
             /// The CPU has this ISA's features; see [`rows::inverse_butterfly`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::inverse_butterfly`'s (the CPU has this ISA's features
+                // and the callee's preconditions on its arguments hold), passed on unchanged.
                 unsafe { rows::inverse_butterfly::<$lanes>(u, v, t, columns) }
             }
 
@@ -37,7 +40,8 @@ macro_rules! entry_points {
             /// The CPU has this ISA's features; see [`rows::radix4`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn radix4(block: &mut [u64], tw: [u64; 3], columns: crate::columns::ColumnStart) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::radix4`'s (the CPU has this ISA's features
+                // and the callee's preconditions on its arguments hold), passed on unchanged.
                 unsafe { rows::radix4::<$lanes>(block, tw, columns) }
             }
 
@@ -45,7 +49,8 @@ macro_rules! entry_points {
             /// The CPU has this ISA's features; see [`rows::inverse_radix4`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn inverse_radix4(block: &mut [u64], tw: [u64; 3], columns: crate::columns::ColumnStart) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::inverse_radix4`'s (the CPU has this ISA's features
+                // and the callee's preconditions on its arguments hold), passed on unchanged.
                 unsafe { rows::inverse_radix4::<$lanes>(block, tw, columns) }
             }
 
@@ -53,7 +58,8 @@ macro_rules! entry_points {
             /// The CPU has this ISA's features; see [`rows::radix8`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn radix8(block: &mut [u64], tw: [u64; 7], columns: crate::columns::ColumnStart) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::radix8`'s (the CPU has this ISA's features
+                // and the callee's preconditions on its arguments hold), passed on unchanged.
                 unsafe { rows::radix8::<$lanes>(block, tw, columns) }
             }
 
@@ -61,7 +67,8 @@ macro_rules! entry_points {
             /// The CPU has this ISA's features; see [`rows::inverse_radix8`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn inverse_radix8(block: &mut [u64], tw: [u64; 7], columns: crate::columns::ColumnStart) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::inverse_radix8`'s (the CPU has this ISA's features
+                // and the callee's preconditions on its arguments hold), passed on unchanged.
                 unsafe { rows::inverse_radix8::<$lanes>(block, tw, columns) }
             }
 
@@ -74,7 +81,8 @@ macro_rules! entry_points {
                 stream: bool,
                 columns: crate::columns::ColumnStart,
             ) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::radix_rows`'s (the CPU has this ISA's
+                // features and the rows are valid as it requires), passed on unchanged.
                 unsafe { rows::radix_rows::<$lanes>(rows, tw, stream, columns) }
             }
 
@@ -82,7 +90,8 @@ macro_rules! entry_points {
             /// The CPU has this ISA's features; see [`rows::copy_rows`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn copy_rows(dst: *mut u64, src: &[u64], stream: bool) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::copy_rows`'s (the CPU has this ISA's features
+                // and the callee's preconditions on its arguments hold), passed on unchanged.
                 unsafe { rows::copy_rows::<$lanes>(dst, src, stream) }
             }
 
@@ -97,7 +106,8 @@ macro_rules! entry_points {
             /// The CPU has this ISA's features; see [`rows::copy_streaming`].
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn copy_streaming(dst: &mut [u64], src: &[u64]) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `rows::copy_streaming`'s (the CPU has this ISA's features
+                // and the callee's preconditions on its arguments hold), passed on unchanged.
                 unsafe { rows::copy_streaming::<$lanes>(dst, src) }
             }
         }
@@ -113,7 +123,7 @@ entry_points!(
 entry_points!(
     /// Nibble-table products; no features needed. (Its streaming copy is unused: the
     /// integer-multiply module's is the same loop with non-temporal stores on x86.)
-    #[allow(dead_code)]
+    #[expect(dead_code, reason = "the streaming copy is the integer-multiply module's")]
     portable_table,
     crate::lanes::portable_table::PortableTable
 );
@@ -132,7 +142,8 @@ pub(crate) mod portable {
             // SAFETY: the portable entry points need no CPU features.
             unsafe { table::mul_row(row, t, columns) }
         } else {
-            // SAFETY: as above.
+            // SAFETY: as for the table branch: the arguments are as the callee requires (this
+            // function's contract), and the portable code needs no CPU features.
             unsafe { clmul::mul_row(row, t, columns) }
         }
     }
@@ -146,10 +157,12 @@ pub(crate) mod portable {
         columns: crate::columns::ColumnStart,
     ) {
         if u.len() >= MIN_LANES {
-            // SAFETY: forwarded contract; no CPU features needed.
+            // SAFETY: this function's contract (its arguments as the callee requires) is the callee's;
+            // the portable code needs no CPU features.
             unsafe { table::butterfly(u, v, t, columns) }
         } else {
-            // SAFETY: as above.
+            // SAFETY: as for the table branch: the arguments are as the callee requires (this
+            // function's contract), and the portable code needs no CPU features.
             unsafe { clmul::butterfly(u, v, t, columns) }
         }
     }
@@ -163,10 +176,12 @@ pub(crate) mod portable {
         columns: crate::columns::ColumnStart,
     ) {
         if u.len() >= MIN_LANES {
-            // SAFETY: forwarded contract; no CPU features needed.
+            // SAFETY: this function's contract (its arguments as the callee requires) is the callee's;
+            // the portable code needs no CPU features.
             unsafe { table::inverse_butterfly(u, v, t, columns) }
         } else {
-            // SAFETY: as above.
+            // SAFETY: as for the table branch: the arguments are as the callee requires (this
+            // function's contract), and the portable code needs no CPU features.
             unsafe { clmul::inverse_butterfly(u, v, t, columns) }
         }
     }
@@ -175,10 +190,12 @@ pub(crate) mod portable {
     /// `block.len() % 4 == 0`.
     pub(crate) unsafe fn radix4(block: &mut [u64], tw: [u64; 3], columns: crate::columns::ColumnStart) {
         if block.len() / 4 >= MIN_LANES {
-            // SAFETY: forwarded contract; no CPU features needed.
+            // SAFETY: this function's contract (its arguments as the callee requires) is the callee's;
+            // the portable code needs no CPU features.
             unsafe { table::radix4(block, tw, columns) }
         } else {
-            // SAFETY: as above.
+            // SAFETY: as for the table branch: the arguments are as the callee requires (this
+            // function's contract), and the portable code needs no CPU features.
             unsafe { clmul::radix4(block, tw, columns) }
         }
     }
@@ -191,10 +208,12 @@ pub(crate) mod portable {
         columns: crate::columns::ColumnStart,
     ) {
         if block.len() / 4 >= MIN_LANES {
-            // SAFETY: forwarded contract; no CPU features needed.
+            // SAFETY: this function's contract (its arguments as the callee requires) is the callee's;
+            // the portable code needs no CPU features.
             unsafe { table::inverse_radix4(block, tw, columns) }
         } else {
-            // SAFETY: as above.
+            // SAFETY: as for the table branch: the arguments are as the callee requires (this
+            // function's contract), and the portable code needs no CPU features.
             unsafe { clmul::inverse_radix4(block, tw, columns) }
         }
     }
@@ -203,10 +222,12 @@ pub(crate) mod portable {
     /// `block.len() % 8 == 0`.
     pub(crate) unsafe fn radix8(block: &mut [u64], tw: [u64; 7], columns: crate::columns::ColumnStart) {
         if block.len() / 8 >= MIN_LANES {
-            // SAFETY: forwarded contract; no CPU features needed.
+            // SAFETY: this function's contract (its arguments as the callee requires) is the callee's;
+            // the portable code needs no CPU features.
             unsafe { table::radix8(block, tw, columns) }
         } else {
-            // SAFETY: as above.
+            // SAFETY: as for the table branch: the arguments are as the callee requires (this
+            // function's contract), and the portable code needs no CPU features.
             unsafe { clmul::radix8(block, tw, columns) }
         }
     }
@@ -219,10 +240,12 @@ pub(crate) mod portable {
         columns: crate::columns::ColumnStart,
     ) {
         if block.len() / 8 >= MIN_LANES {
-            // SAFETY: forwarded contract; no CPU features needed.
+            // SAFETY: this function's contract (its arguments as the callee requires) is the callee's;
+            // the portable code needs no CPU features.
             unsafe { table::inverse_radix8(block, tw, columns) }
         } else {
-            // SAFETY: as above.
+            // SAFETY: as for the table branch: the arguments are as the callee requires (this
+            // function's contract), and the portable code needs no CPU features.
             unsafe { clmul::inverse_radix8(block, tw, columns) }
         }
     }
@@ -236,10 +259,12 @@ pub(crate) mod portable {
         columns: crate::columns::ColumnStart,
     ) {
         if rows.width >= MIN_LANES {
-            // SAFETY: forwarded contract; no CPU features needed.
+            // SAFETY: this function's contract (its arguments as the callee requires) is the callee's;
+            // the portable code needs no CPU features.
             unsafe { table::radix_rows(rows, tw, stream, columns) }
         } else {
-            // SAFETY: as above.
+            // SAFETY: as for the table branch: the arguments are as the callee requires (this
+            // function's contract), and the portable code needs no CPU features.
             unsafe { clmul::radix_rows(rows, tw, stream, columns) }
         }
     }
@@ -247,7 +272,8 @@ pub(crate) mod portable {
     /// # Safety
     /// As for [`rows::copy_rows`](crate::rows::copy_rows).
     pub(crate) unsafe fn copy_rows(dst: *mut u64, src: &[u64], stream: bool) {
-        // SAFETY: forwarded contract; no CPU features needed.
+        // SAFETY: this function's contract (its arguments as the callee requires) is the callee's;
+        // the portable code needs no CPU features.
         unsafe { clmul::copy_rows(dst, src, stream) }
     }
 
@@ -261,7 +287,8 @@ pub(crate) mod portable {
     /// # Safety
     /// `dst.len() == src.len()`.
     pub(crate) unsafe fn copy_streaming(dst: &mut [u64], src: &[u64]) {
-        // SAFETY: forwarded contract; no CPU features needed.
+        // SAFETY: this function's contract (its arguments as the callee requires) is the callee's;
+        // the portable code needs no CPU features.
         unsafe { clmul::copy_streaming(dst, src) }
     }
 }

@@ -18,7 +18,9 @@ macro_rules! across_entry_points {
                 tw0: [u64; 7],
                 steps: &[[u64; 7]],
             ) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `across::radix8_across`'s (the CPU has this
+                // ISA's features and the callee's preconditions on its arguments hold), passed on
+                // unchanged.
                 unsafe { across::radix8_across::<$lanes, false>(buf, seg, tw0, steps) }
             }
 
@@ -31,7 +33,9 @@ macro_rules! across_entry_points {
                 tw0: [u64; 7],
                 steps: &[[u64; 7]],
             ) {
-                // SAFETY: forwarded contract.
+                // SAFETY: this function's contract is `across::radix8_across`'s (the CPU has this
+                // ISA's features and the callee's preconditions on its arguments hold), passed on
+                // unchanged.
                 unsafe { across::radix8_across::<$lanes, true>(buf, seg, tw0, steps) }
             }
         }

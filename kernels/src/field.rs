@@ -125,14 +125,20 @@ impl<'a> Product<&'a Gf64> for Gf64 {
 impl Add for Gf64 {
     type Output = Self;
     #[inline]
-    #[allow(clippy::suspicious_arithmetic_impl)] // addition in characteristic 2 is xor
+    #[expect(
+        clippy::suspicious_arithmetic_impl,
+        reason = "addition in characteristic 2 is xor"
+    )]
     fn add(self, rhs: Self) -> Self {
         Self(self.0 ^ rhs.0)
     }
 }
 impl AddAssign for Gf64 {
     #[inline]
-    #[allow(clippy::suspicious_op_assign_impl)]
+    #[expect(
+        clippy::suspicious_op_assign_impl,
+        reason = "addition in characteristic 2 is xor"
+    )]
     fn add_assign(&mut self, rhs: Self) {
         self.0 ^= rhs.0;
     }
@@ -140,14 +146,20 @@ impl AddAssign for Gf64 {
 impl Sub for Gf64 {
     type Output = Self;
     #[inline]
-    #[allow(clippy::suspicious_arithmetic_impl)]
+    #[expect(
+        clippy::suspicious_arithmetic_impl,
+        reason = "subtraction in characteristic 2 is xor"
+    )]
     fn sub(self, rhs: Self) -> Self {
         Self(self.0 ^ rhs.0)
     }
 }
 impl SubAssign for Gf64 {
     #[inline]
-    #[allow(clippy::suspicious_op_assign_impl)]
+    #[expect(
+        clippy::suspicious_op_assign_impl,
+        reason = "subtraction in characteristic 2 is xor"
+    )]
     fn sub_assign(&mut self, rhs: Self) {
         self.0 ^= rhs.0;
     }

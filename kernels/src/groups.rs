@@ -95,7 +95,7 @@ unsafe fn prepare<L: Lanes, const R: usize>(tw: &[u64]) -> [L::Twiddle; 7] {
     // SAFETY: the caller vouches for the features.
     let mut out = [unsafe { L::twiddle(tw[0]) }; 7];
     for k in 1..R - 1 {
-        // SAFETY: as above.
+        // SAFETY: the CPU has `L`'s features (the caller vouches for them).
         out[k] = unsafe { L::twiddle(tw[k]) };
     }
     out

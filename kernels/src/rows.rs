@@ -54,10 +54,12 @@ macro_rules! for_columns {
 #[inline(always)]
 pub(crate) unsafe fn load<L: Lanes>(src: *const u64, n: usize) -> L {
     if n == L::WIDTH {
-        // SAFETY: forwarded contract.
+        // SAFETY: the CPU has `L`'s features and `src` is valid for `n = L::WIDTH` reads
+        // (this function's contract).
         unsafe { L::load(src) }
     } else {
-        // SAFETY: forwarded contract.
+        // SAFETY: the CPU has `L`'s features and `src` is valid for `n` reads (this
+        // function's contract).
         unsafe { L::load_partial(src, n) }
     }
 }
@@ -69,10 +71,12 @@ pub(crate) unsafe fn load<L: Lanes>(src: *const u64, n: usize) -> L {
 #[inline(always)]
 pub(crate) unsafe fn store<L: Lanes>(v: L, dst: *mut u64, n: usize) {
     if n == L::WIDTH {
-        // SAFETY: forwarded contract.
+        // SAFETY: `dst` is valid for `n = L::WIDTH` writes (this function's contract); `v`
+        // exists, so the CPU has `L`'s features.
         unsafe { v.store(dst) }
     } else {
-        // SAFETY: forwarded contract.
+        // SAFETY: `dst` is valid for `n` writes (this function's contract); `v` exists, so
+        // the CPU has `L`'s features.
         unsafe { v.store_partial(dst, n) }
     }
 }
@@ -160,10 +164,10 @@ unsafe fn butterfly_rows<L: Lanes, const INVERSE: bool, const ZERO: bool>(
 pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64, columns: ColumnStart) {
     if t == 0 {
         // The first block of a layer: `u` stays, `v ← v + u` (see [`radix8`]).
-        // SAFETY: forwarded contract.
+        // SAFETY: the CPU has `L`'s features and `u.len() == v.len()` (this function's contract).
         unsafe { butterfly_rows::<L, false, true>(u, v, t, columns) }
     } else {
-        // SAFETY: forwarded contract.
+        // SAFETY: the CPU has `L`'s features and `u.len() == v.len()` (this function's contract).
         unsafe { butterfly_rows::<L, false, false>(u, v, t, columns) }
     }
 }
@@ -174,7 +178,7 @@ pub(crate) unsafe fn butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64, c
 /// The CPU has `L`'s features; `u.len() == v.len()`.
 #[inline(always)]
 pub(crate) unsafe fn inverse_butterfly<L: Lanes>(u: &mut [u64], v: &mut [u64], t: u64, columns: ColumnStart) {
-    // SAFETY: forwarded contract.
+    // SAFETY: the CPU has `L`'s features and `u.len() == v.len()` (this function's contract).
     unsafe { butterfly_rows::<L, true, false>(u, v, t, columns) }
 }
 
@@ -195,7 +199,8 @@ pub(crate) unsafe fn radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3], columns: 
 /// The CPU has `L`'s features; `block.len() % 4 == 0`.
 #[inline(always)]
 pub(crate) unsafe fn inverse_radix4<L: Lanes>(block: &mut [u64], tw: [u64; 3], columns: ColumnStart) {
-    // SAFETY: as for `radix4`.
+    // SAFETY: the block's four segments, in place; the CPU has `L`'s features (this
+    // function's contract).
     unsafe { groups::radix_rows::<L, 4, true>(StridedRows::contiguous(block, 4), &tw, false, columns) }
 }
 
@@ -217,7 +222,8 @@ pub(crate) unsafe fn radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7], columns: 
 /// The CPU has `L`'s features; `block.len() % 8 == 0`.
 #[inline(always)]
 pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7], columns: ColumnStart) {
-    // SAFETY: as for `radix8`.
+    // SAFETY: the block's eight segments, in place; the CPU has `L`'s features (this
+    // function's contract).
     unsafe { groups::radix_rows::<L, 8, true>(StridedRows::contiguous(block, 8), &tw, false, columns) }
 }
 
@@ -229,11 +235,14 @@ pub(crate) unsafe fn inverse_radix8<L: Lanes>(block: &mut [u64], tw: [u64; 7], c
 #[inline(always)]
 pub(crate) unsafe fn radix_rows<L: Lanes>(rows: StridedRows, tw: &[u64], stream: bool, columns: ColumnStart) {
     match tw.len() {
-        // SAFETY: forwarded contract; the radix matches the twiddle count.
+        // SAFETY: the CPU has `L`'s features and the rows are valid (this function's
+        // contract); the radix matches the twiddle count.
         7 => unsafe { groups::radix_rows::<L, 8, false>(rows, tw, stream, columns) },
-        // SAFETY: forwarded contract; the radix matches the twiddle count.
+        // SAFETY: the CPU has `L`'s features and the rows are valid (this function's
+        // contract); the radix matches the twiddle count.
         3 => unsafe { groups::radix_rows::<L, 4, false>(rows, tw, stream, columns) },
-        // SAFETY: forwarded contract; the radix matches the twiddle count.
+        // SAFETY: the CPU has `L`'s features and the rows are valid (this function's
+        // contract); the radix matches the twiddle count.
         _ => unsafe { groups::radix_rows::<L, 2, false>(rows, tw, stream, columns) },
     }
 }
@@ -262,7 +271,8 @@ pub(crate) unsafe fn copy_streaming<L: Lanes>(dst: &mut [u64], src: &[u64]) {
 pub(crate) unsafe fn copy_rows<L: Lanes>(dst: *mut u64, src: &[u64], stream: bool) {
     let len = src.len();
     if !stream {
-        // SAFETY: forwarded contract.
+        // SAFETY: `dst` is valid for `len` writes and does not overlap `src` (this function's
+        // contract).
         unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst, len) };
         return;
     }

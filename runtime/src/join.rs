@@ -78,7 +78,8 @@ where
                 // SAFETY: we popped the only reference to the job, so access is exclusive.
                 let f = unsafe { (*job.func.get()).take() }.expect("a join half runs once");
                 let result_b = catch_unwind(AssertUnwindSafe(|| f(ctx)));
-                // SAFETY: as above.
+                // SAFETY: we popped the only reference to the job, so nobody else can reach
+                // `result`: the write is exclusive.
                 unsafe { *job.result.get() = Some(result_b) };
                 break;
             }

@@ -112,7 +112,8 @@ pub(crate) unsafe fn run_span<R: Roots>(run: *const R, span: &Span, worker: &Wor
     loop {
         if published && token.stolen.load(Ordering::Relaxed) {
             // A thief took half of what was left: offer the rest again under a new token.
-            // SAFETY: forwarded; the rest of the span is still ours.
+            // SAFETY: our caller's contract (the run is in progress and outlives this call)
+            // holds for the nested call, and the rest of the span is still ours.
             done += unsafe { run_span(run, span, worker) };
             break;
         }

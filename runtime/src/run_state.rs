@@ -175,9 +175,11 @@ impl RunState {
         // SAFETY: the run is in progress (caller's contract); the reference is used only for
         // this call, while task `index` (not yet counted as finished) keeps the run alive.
         let run = unsafe { &*this };
-        // SAFETY: forwarded from the caller.
+        // SAFETY: the caller owns task `index`: its predecessors are done and nobody else
+        // runs it (`run_chain`'s contract).
         let done = unsafe { run.run_chain(index, worker) };
-        // SAFETY: forwarded from the caller.
+        // SAFETY: the caller does not touch the run after this call, and neither do we after
+        // `finish` (its contract).
         unsafe { RunState::finish(this, done, worker) };
     }
 

@@ -49,7 +49,7 @@ impl TreeShape {
     }
 
     /// Input length in bytes.
-    #[allow(clippy::len_without_is_empty, reason = "a tree covers at least one byte")]
+    #[expect(clippy::len_without_is_empty, reason = "a tree covers at least one byte")]
     pub fn len(&self) -> u64 {
         self.len
     }

@@ -44,7 +44,8 @@ pub(crate) fn prefetch_line(p: *const u64, level: CacheLevel) {
             // SAFETY: SSE is part of the x86_64 baseline; a prefetch never faults and writes
             // nothing.
             CacheLevel::L1 => unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) },
-            // SAFETY: as above.
+            // SAFETY: SSE is part of the x86_64 baseline; a prefetch never faults and writes
+            // nothing.
             CacheLevel::L2 => unsafe { _mm_prefetch::<_MM_HINT_T1>(p.cast()) },
         }
     }
@@ -157,7 +158,8 @@ pub(crate) trait Lanes: Copy {
     /// `dst` is valid for writing `WIDTH` words and aligned to `8·WIDTH` bytes.
     #[inline(always)]
     unsafe fn store_stream(self, dst: *mut u64) {
-        // SAFETY: forwarded contract.
+        // SAFETY: `dst` is valid for writing `WIDTH` words (this function's contract), all
+        // that `store` needs.
         unsafe { self.store(dst) }
     }
 

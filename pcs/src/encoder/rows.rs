@@ -104,7 +104,10 @@ impl SharedRows {
     /// # Safety
     /// The words must be initialised, and exclusively this task's while the view lives.
     #[inline]
-    #[allow(clippy::mut_from_ref)] // the view is exclusive by the caller's contract
+    #[expect(
+        clippy::mut_from_ref,
+        reason = "the view is exclusive by the caller's contract"
+    )]
     pub(crate) unsafe fn slice_mut(&self, at: usize, len: usize) -> &mut [u64] {
         assert!(at <= self.len && len <= self.len - at, "view out of bounds");
         // SAFETY: in bounds (checked above); initialised and exclusive (caller).

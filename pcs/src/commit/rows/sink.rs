@@ -46,7 +46,7 @@ impl Level {
     /// # Safety
     /// The range is within the level and no other reference to it exists while the returned
     /// slice lives (the caller's block claimed it).
-    #[allow(clippy::mut_from_ref, reason = "disjoint ranges, claimed once per block")]
+    #[expect(clippy::mut_from_ref, reason = "disjoint ranges, claimed once per block")]
     unsafe fn range_mut(&self, start: usize, len: usize) -> &mut [Digest] {
         debug_assert!(start + len <= self.digests.len());
         // SAFETY: `start ≤ len` of the level's buffer (the caller's contract), so the offset
