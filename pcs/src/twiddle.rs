@@ -161,7 +161,7 @@ impl Twiddles {
     /// block's radix-8 group ([`Radix8Walk`], top layer pairs `2^depth` apart), for each
     /// k < `out.len()`: the twiddles are sums over the index's set bits, so these are the
     /// table's own entries, read rather than walked (the shift cancels). `depth ≥ 2`.
-    pub fn radix8_bit_steps(&self, depth: u32, out: &mut [[u64; 7]]) {
+    pub(crate) fn radix8_bit_steps(&self, depth: u32, out: &mut [[u64; 7]]) {
         let t = self.table;
         let (top, mid, low) = (t.row(depth), t.row(depth - 1), t.row(depth - 2));
         for (k, step) in out.iter_mut().enumerate() {
