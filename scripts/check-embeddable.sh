@@ -2,7 +2,8 @@
 # The library crates embed without system packages: with default features neither ntt-pcs nor
 # ntt-plonky3 depends on hwloc or libudev, a new crate depending on both builds and runs with
 # hwloc's and libudev's pkg-config files out of sight, and ntt-runtime without its `hwloc`
-# feature (sysfs, else documented defaults) passes clippy and its topology tests.
+# feature (sysfs, else documented defaults) passes clippy and its topology tests, synthetic
+# what-if machines included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -16,7 +17,7 @@ done
 
 # Without the feature (a workspace-wide build turns it on through ntt-cli; -p does not).
 cargo clippy -p ntt-runtime --all-targets -- -D warnings
-cargo test -p ntt-runtime --test topology --test pin_env
+cargo test -p ntt-runtime --test topology --test pin_env --test what_if --test largest_machine
 
 # A prover's crate, as its author would start it: both libraries by path, default features.
 scratch="$(mktemp -d)"

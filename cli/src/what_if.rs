@@ -26,7 +26,8 @@ pub(crate) fn requested(flag: Option<&str>) -> Result<TopologySpec, CliError> {
 /// Loads the topology `spec` names (this machine's, or a what-if's).
 ///
 /// # Errors
-/// An XML file or synthetic description hwloc cannot load (exit code 2).
+/// An XML file hwloc cannot load, or a synthetic description outside the documented grammar
+/// or above 8192 PUs (exit code 2).
 pub(crate) fn load(spec: &TopologySpec) -> Result<Topology, CliError> {
     Topology::load(spec).map_err(|e| CliError::Input(format!("--topology {spec}: {e}")))
 }

@@ -2,10 +2,9 @@
 //! server, a 16-core desktop, a 64-core Arm server, a hybrid 8P+16E desktop, an Apple-like
 //! P/E laptop), pinned so that a change to the planner's rules or to the budgets it is given
 //! shows up here as a reviewed diff. Nothing runs on these machines: the planner is a pure
-//! function of the shape, the workers and their budgets. Loading them needs hwloc (the `hwloc`
-//! feature; the workspace's tests have it on through ntt-cli).
-
-#![cfg(feature = "hwloc")]
+//! function of the shape, the workers and their budgets. The synthetic machines are built with
+//! or without hwloc; the two XML ones are loaded through it (the `hwloc` feature; the
+//! workspace's tests have it on through ntt-cli).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -89,11 +88,13 @@ fn arm_plans() {
     check("arm", ARM);
 }
 
+#[cfg(feature = "hwloc")]
 #[test]
 fn hybrid_plans() {
     check("hybrid", HYBRID);
 }
 
+#[cfg(feature = "hwloc")]
 #[test]
 fn apple_like_plans() {
     check("apple", APPLE);
@@ -135,6 +136,7 @@ const ARM: &str = r"
   2^24: 2 sweep(s): gather[1..10 2^9r×2] deep-l2[10..19 1024×2^9r] | wide | sink 2^9 rows | cached
   2^26: 2 sweep(s): gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r] | wide | sink 2^11 rows | cached
 ";
+#[cfg(feature = "hwloc")]
 const HYBRID: &str = r"
 1w: min L2 2048K, min L3 36864K
   2^20: 2 sweep(s): gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r] | wide | sink 2^11 rows | cached
@@ -147,6 +149,7 @@ const HYBRID: &str = r"
   2^24: 2 sweep(s): gather[1..10 2^9r×4] deep-l2[10..19 1024×2^9r] | wide | sink 2^9 rows | cached
   2^26: 2 sweep(s): gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r] | wide | sink 2^11 rows | cached
 ";
+#[cfg(feature = "hwloc")]
 const APPLE: &str = r"
 1w: min L2 16384K, min L3 16384K
   2^20: 1 sweep(s): deep-l2[1..15 2×2^14r] | narrow | sink 2^14 rows | cached

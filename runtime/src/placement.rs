@@ -321,6 +321,7 @@ pub(crate) fn pin_set(topo: &Topology, core_pus: &[Vec<usize>], cpu: usize, poli
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::topology::CpuKind;
 
     /// The straightforward versions, quadratic in the machine's size: what the linear ones
     /// must reproduce exactly.
@@ -430,44 +431,37 @@ mod tests {
     }
 
     fn machines() -> Vec<Topology> {
-        #[cfg_attr(not(feature = "hwloc"), allow(unused_mut))]
         let mut machines: Vec<Topology> = [1, 2, 3, 7, 16, 33].map(Topology::with_defaults).into();
-        // Machines of other shapes, described to hwloc (its `hwloc` feature).
-        #[cfg(feature = "hwloc")]
-        {
-            use crate::topology::CpuKind;
-            for description in [
-                "pack:2 numa:2 l3:2 l2:2 core:2 pu:2",
-                "pack:2 l3:3 l2:1 core:5 pu:1",
-                "pack:1 numa:3 l2:4 core:2 pu:2",
-                "pack:3 core:4 pu:3",
-            ] {
-                machines.push(Topology::from_hwloc_synthetic(description, None).expect("hwloc builds it"));
-            }
-            // A hybrid CPU: the first 8 PUs are the slower kind.
-            let mut hybrid =
-                Topology::from_hwloc_synthetic("pack:1 l3:2 l2:4 core:2 pu:2", None).expect("hwloc");
-            let pus: Vec<usize> = hybrid.pus.iter().map(|p| p.os_index).collect();
-            hybrid.cpu_kinds = vec![
-                CpuKind {
-                    pus: pus[..8].to_vec(),
-                    efficiency: Some(0),
-                    core_type: None,
-                },
-                CpuKind {
-                    pus: pus[8..].to_vec(),
-                    efficiency: Some(1),
-                    core_type: None,
-                },
-            ];
-            machines.push(hybrid);
-            // Only some PUs allowed, as under `taskset`.
-            let allowed: Vec<usize> = (0..64).filter(|p| p % 3 != 1).collect();
-            machines.push(
-                Topology::from_hwloc_synthetic("pack:2 numa:2 l3:2 l2:2 core:2 pu:2", Some(&allowed))
-                    .expect("hwloc"),
-            );
+        for description in [
+            "pack:2 numa:2 l3:2 l2:2 core:2 pu:2",
+            "pack:2 l3:3 l2:1 core:5 pu:1",
+            "pack:1 numa:3 l2:4 core:2 pu:2",
+            "pack:3 core:4 pu:3",
+        ] {
+            machines.push(Topology::from_hwloc_synthetic(description, None).expect("hwloc builds it"));
         }
+        // A hybrid CPU: the first 8 PUs are the slower kind.
+        let mut hybrid = Topology::from_hwloc_synthetic("pack:1 l3:2 l2:4 core:2 pu:2", None).expect("hwloc");
+        let pus: Vec<usize> = hybrid.pus.iter().map(|p| p.os_index).collect();
+        hybrid.cpu_kinds = vec![
+            CpuKind {
+                pus: pus[..8].to_vec(),
+                efficiency: Some(0),
+                core_type: None,
+            },
+            CpuKind {
+                pus: pus[8..].to_vec(),
+                efficiency: Some(1),
+                core_type: None,
+            },
+        ];
+        machines.push(hybrid);
+        // Only some PUs allowed, as under `taskset`.
+        let allowed: Vec<usize> = (0..64).filter(|p| p % 3 != 1).collect();
+        machines.push(
+            Topology::from_hwloc_synthetic("pack:2 numa:2 l3:2 l2:2 core:2 pu:2", Some(&allowed))
+                .expect("hwloc"),
+        );
         machines
     }
 

@@ -304,11 +304,12 @@ fn worker_threads_carry_their_names() {
     });
 }
 
-/// Without the `hwloc` feature, this machine is read from sysfs (or defaults), and another
-/// machine's topology is refused with an error that names the feature.
+/// Without the `hwloc` feature, this machine is read from sysfs (or defaults), a synthetic
+/// machine is built all the same, and an XML export is refused with an error that names the
+/// feature.
 #[cfg(not(feature = "hwloc"))]
 #[test]
-fn without_hwloc_sysfs_answers_and_what_ifs_are_refused() {
+fn without_hwloc_sysfs_answers_synthetic_machines_build_and_xml_is_refused() {
     use ntt_runtime::{HWLOC_ENABLED, TopologyError, TopologySpec};
     const { assert!(!HWLOC_ENABLED) };
     let topo = Topology::load(&TopologySpec::Hwloc).expect("this machine");
@@ -318,8 +319,9 @@ fn without_hwloc_sysfs_answers_and_what_ifs_are_refused() {
         Provenance::Default
     };
     assert_eq!(topo.source, expected);
-    let synthetic = Topology::from_hwloc_synthetic("pack:1 core:2 pu:1", None);
-    assert_eq!(synthetic, Err(TopologyError::NoHwloc));
+    let synthetic = Topology::load(&TopologySpec::Synthetic("pack:1 core:2 pu:1".into())).expect("built");
+    assert_eq!((synthetic.cores, synthetic.allowed_cpus()), (2, vec![0, 1]));
+    assert_eq!(synthetic.what_if.as_deref(), Some("synthetic:pack:1 core:2 pu:1"));
     let xml = Topology::load(&TopologySpec::Xml(PathBuf::from("machine.xml")));
     assert_eq!(xml, Err(TopologyError::NoHwloc));
     assert!(TopologyError::NoHwloc.to_string().contains("`hwloc` feature"));

@@ -58,7 +58,7 @@ pub(crate) struct PlanArgs {
     engine: EngineArgs,
     /// Topology to plan for: hwloc, sysfs, defaults (this machine), or another machine's,
     /// xml:FILE (an `lstopo --of xml` export) or synthetic:DESCRIPTION (hwloc's synthetic
-    /// grammar). Default: `NTT_TOPOLOGY`, else hwloc.
+    /// grammar, as docs/CLI.md documents it). Default: `NTT_TOPOLOGY`, else hwloc.
     #[arg(long, value_name = "SOURCE")]
     topology: Option<String>,
     /// Backend to plan for (portable, pclmul, avx2, avx512, neon); with another machine's

@@ -26,7 +26,8 @@ pub(crate) struct TopologyArgs {
     engine: EngineArgs,
     /// Topology to report: hwloc, sysfs, defaults (this machine), or another machine's,
     /// xml:FILE (an `lstopo --of xml` export) or synthetic:DESCRIPTION (hwloc's synthetic
-    /// grammar); nothing runs on another machine's. Default: `NTT_TOPOLOGY`, else hwloc.
+    /// grammar, as docs/CLI.md documents it); nothing runs on another machine's. Default:
+    /// `NTT_TOPOLOGY`, else hwloc.
     #[arg(long, value_name = "SOURCE")]
     topology: Option<String>,
     /// Backend to plan for (portable, pclmul, avx2, avx512, neon); with another machine's

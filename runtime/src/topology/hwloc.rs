@@ -34,7 +34,9 @@ pub(super) fn from_xml_file(path: &Path, allowed: Option<&[usize]>) -> Result<To
 }
 
 /// The topology an hwloc synthetic description names (`pack:2 l3:4 core:8 pu:2`), restricted
-/// to `allowed`.
+/// to `allowed`: what [`super::synthetic`] is checked against (hwloc takes about a second for
+/// the largest machine, which that module builds in milliseconds).
+#[cfg(test)]
 pub(super) fn from_synthetic(description: &str, allowed: Option<&[usize]>) -> Result<Topology, String> {
     let hw = HwTopology::builder()
         .from_synthetic(description)

@@ -11,6 +11,7 @@ mod defaults;
 mod hwloc;
 mod layout;
 mod spec;
+mod synthetic;
 mod sysfs;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -24,7 +25,7 @@ pub use spec::{TOPOLOGY_ENV, TopologyError, TopologySpec};
 
 /// The most PUs a topology may describe: 8192, Linux's own largest configuration
 /// (`NR_CPUS` with `MAXSMP`). Another machine's topology (an XML export, a synthetic
-/// description) with more is refused before hwloc builds it, where the description says.
+/// description) with more is refused; a synthetic one before anything is allocated for it.
 pub const MAX_PUS: usize = 8192;
 
 /// Largest hwloc XML export read: an export is about 1 KiB per PU with its caches, so 8 MiB
@@ -33,8 +34,8 @@ pub const MAX_XML_BYTES: u64 = 8 << 20;
 
 /// Whether this build reads topologies through hwloc (the `hwloc` cargo feature). Without it,
 /// this machine's topology comes from Linux sysfs, else documented defaults
-/// ([`Topology::source`] says which), and another machine's (an XML export, a synthetic
-/// description) cannot be loaded.
+/// ([`Topology::source`] says which), and another machine's XML export cannot be loaded
+/// (synthetic descriptions are built without hwloc either way).
 pub const HWLOC_ENABLED: bool = cfg!(feature = "hwloc");
 
 /// Per-worker cache budgets derived from the topology: a cache's size divided among the
@@ -50,7 +51,8 @@ pub struct WorkerBudget {
 /// Where a piece of the topology came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Provenance {
-    /// The hwloc library.
+    /// The hwloc library, or a synthetic description in its grammar (built here as hwloc
+    /// builds it, see [`Topology::from_hwloc_synthetic`]).
     Hwloc,
     /// Linux sysfs (`/sys/devices/system/cpu`, `/sys/devices/system/node`).
     Sysfs,
@@ -174,8 +176,7 @@ impl Topology {
     /// from an hwloc XML export or synthetic description, with every PU allowed.
     ///
     /// # Errors
-    /// [`TopologyError::Load`] when hwloc cannot load the XML file or synthetic description,
-    /// [`TopologyError::NoHwloc`] for either in a build without the `hwloc` feature.
+    /// As [`Topology::from_hwloc_xml`] and [`Topology::from_hwloc_synthetic`].
     pub fn load(spec: &TopologySpec) -> Result<Self, TopologyError> {
         match spec {
             TopologySpec::Xml(path) => Self::from_hwloc_xml(path, None),
@@ -210,25 +211,18 @@ impl Topology {
         Ok(topo)
     }
 
-    /// Another machine's topology from an hwloc synthetic description (such as
-    /// `pack:2 numa:2 l3:4(size=32MiB) l2:8(size=1MiB) l1d:1(size=32KiB) core:1 pu:2`);
-    /// `allowed` restricts the PUs as a cpuset would.
+    /// Another machine's topology from a synthetic description in hwloc's grammar (such as
+    /// `pack:2 numa:2 l3:4(size=32MiB) l2:8(size=1MiB) l1d:1(size=32KiB) core:1 pu:2`; the
+    /// types, attributes and order accepted are in `docs/CLI.md`); `allowed` restricts the PUs
+    /// as a cpuset would. Built here, with or without the `hwloc` feature, in time linear in
+    /// its PUs, into the topology hwloc builds from the same text.
     ///
     /// # Errors
     /// [`TopologyError::TooLarge`] for more than [`MAX_PUS`] PUs (the product of the levels'
-    /// arities), [`TopologyError::Load`] for a description hwloc rejects, or no allowed PU;
-    /// [`TopologyError::NoHwloc`] in a build without the `hwloc` feature.
+    /// arities, checked before anything is allocated), [`TopologyError::Load`] for a
+    /// description outside the grammar, or no allowed PU.
     pub fn from_hwloc_synthetic(description: &str, allowed: Option<&[usize]>) -> Result<Self, TopologyError> {
-        if let Some(pus) = spec::synthetic_pus(description).filter(|&pus| pus > MAX_PUS as u128) {
-            return Err(TopologyError::TooLarge { pus });
-        }
-        #[cfg(not(feature = "hwloc"))]
-        let _ = allowed;
-        #[cfg(not(feature = "hwloc"))]
-        let loaded: Result<Self, TopologyError> = Err(TopologyError::NoHwloc);
-        #[cfg(feature = "hwloc")]
-        let loaded = hwloc::from_synthetic(description, allowed).map_err(TopologyError::Load);
-        let mut topo = loaded?;
+        let mut topo = synthetic::build(description, allowed)?;
         topo.what_if = Some(TopologySpec::Synthetic(description.to_owned()).to_string());
         topo.fill_missing_caches(None);
         Ok(topo)

@@ -1,5 +1,6 @@
 //! Which topology to read: this machine's (through hwloc, sysfs or defaults), or another
-//! machine's, loaded from an hwloc XML export or a synthetic description for a what-if report.
+//! machine's, loaded from an hwloc XML export or built from a synthetic description (hwloc's
+//! grammar, see [`super::synthetic`]) for a what-if report.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -19,7 +20,8 @@ pub enum TopologySpec {
     Defaults,
     /// Another machine: an hwloc XML export such as `lstopo --of xml` writes (`xml:FILE`).
     Xml(PathBuf),
-    /// Another machine: an hwloc synthetic description (`synthetic:pack:2 core:8 pu:2`).
+    /// Another machine: a synthetic description in hwloc's grammar
+    /// (`synthetic:pack:2 core:8 pu:2`), built without hwloc.
     Synthetic(String),
 }
 
@@ -32,7 +34,8 @@ pub enum TopologyError {
         "unknown topology source `{0}` (expected hwloc, sysfs, defaults, xml:FILE or synthetic:DESCRIPTION)"
     )]
     Unknown(String),
-    /// hwloc could not load the XML file or synthetic description, or it has no usable PU.
+    /// hwloc could not load the XML file, the synthetic description is outside the documented
+    /// grammar, or either has no usable PU.
     #[error("{0}")]
     Load(String),
     /// Another machine with more PUs than [`MAX_PUS`](super::MAX_PUS) (the product of a
@@ -45,10 +48,9 @@ pub enum TopologyError {
     /// `NTT_TOPOLOGY` is set to bytes that are not UTF-8.
     #[error(transparent)]
     Env(#[from] crate::env::EnvError),
-    /// Another machine's topology was asked for, and this build has no hwloc to load it with.
-    #[error(
-        "loading another machine's topology needs hwloc: this build lacks the `hwloc` feature of ntt-runtime"
-    )]
+    /// Another machine's hwloc XML export was asked for, and this build has no hwloc to load it
+    /// with (synthetic descriptions need no hwloc).
+    #[error("loading an hwloc XML topology needs hwloc: this build lacks the `hwloc` feature of ntt-runtime")]
     NoHwloc,
 }
 
@@ -94,35 +96,6 @@ impl TopologySpec {
     }
 }
 
-/// The PUs an hwloc synthetic description names: the product of its levels' arities (`pack:2
-/// core:8 pu:2` is 32), saturated; `None` when it names no arity hwloc would read. Attributes
-/// in parentheses and attached memory in brackets are not levels.
-pub(super) fn synthetic_pus(description: &str) -> Option<u128> {
-    let mut levels = String::with_capacity(description.len());
-    let mut depth = 0usize;
-    for c in description.chars() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth = depth.saturating_sub(1),
-            // A group ends a token: `l3:4(size=8MiB)core:2` is two levels.
-            _ if depth == 0 => levels.push(c),
-            _ => {}
-        }
-        if depth > 0 && (c == '(' || c == '[') {
-            levels.push(' ');
-        }
-    }
-    let arities: Vec<u128> = levels
-        .split_whitespace()
-        .filter_map(|token| token.rsplit(':').next()?.parse::<u128>().ok())
-        .collect();
-    (!arities.is_empty()).then(|| {
-        arities
-            .iter()
-            .fold(1u128, |product, &a| product.saturating_mul(a))
-    })
-}
-
 impl fmt::Display for TopologySpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -152,19 +125,6 @@ mod tests {
         assert_eq!(synthetic, TopologySpec::Synthetic("pack:2 core:4 pu:2".into()));
         assert!(synthetic.is_what_if() && !TopologySpec::Sysfs.is_what_if());
         assert_eq!(synthetic.to_string(), "synthetic:pack:2 core:4 pu:2");
-        assert_eq!(synthetic_pus("pack:2 core:4 pu:2"), Some(16));
-        assert_eq!(
-            synthetic_pus("pack:2 numa:2 l3:4(size=32MiB) l2:8(size=1MiB) l1d:1(size=32KiB) core:1 pu:2"),
-            Some(256)
-        );
-        assert_eq!(synthetic_pus("pack:2 [numa(memory=1GB)] core:3 pu:2"), Some(12));
-        assert_eq!(synthetic_pus("2 4 2"), Some(16));
-        assert_eq!(
-            synthetic_pus("pack:100000 core:100000 pu:1000"),
-            Some(10_000_000_000_000)
-        );
-        assert_eq!(synthetic_pus(&"pack:4294967295 ".repeat(10)), Some(u128::MAX));
-        assert_eq!(synthetic_pus("nonsense"), None);
         for bad in ["xml:", "synthetic:", "lstopo", "XML:a"] {
             assert!(
                 matches!(TopologySpec::parse(bad), Err(TopologyError::Unknown(_))),
