@@ -37,7 +37,7 @@ fn commit_stages_sum_to_the_total_and_the_first_touch_is_shared_out() {
     let witness = dir.join("w.bin");
     // 2^18 words of 16 lanes at rate 1/2: a 4 MiB codeword, large enough to be shared out.
     write_witness(&witness, 1 << 18, 5);
-    let out = ntt(&[
+    let args = [
         "commit",
         "--input",
         s(&witness),
@@ -48,7 +48,9 @@ fn commit_stages_sum_to_the_total_and_the_first_touch_is_shared_out() {
         "--repeat",
         "3",
         "--json",
-    ]);
+    ];
+    // The first touch before the passes: every byte once, each share timed.
+    let out = ntt_with(&args, &[("NTT_FIRST_TOUCH", "populate")], None);
     assert!(out.status.success(), "{}", stderr(&out));
     let v = json(&out);
     for run in v["samples_ms"].as_array().expect("samples") {
@@ -72,15 +74,23 @@ fn commit_stages_sum_to_the_total_and_the_first_touch_is_shared_out() {
             .iter()
             .all(|w| w["worker"].as_u64().is_some_and(|i| i < 2) && w["ms"].as_f64().is_some())
     );
-    let text = stdout(&ntt(&[
-        "commit",
-        "--input",
-        s(&witness),
-        "--lanes",
-        "16",
-        "--threads",
-        "2",
-    ]));
+    // Left to the passes (the default): each worker's page faults over the encode, no bytes.
+    let out = ntt(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    let touch = v["first_touch"].as_array().expect("first_touch");
+    assert!(
+        !touch.is_empty()
+            && touch.iter().all(|w| w["worker"].as_u64().is_some_and(|i| i < 2)
+                && w["bytes"].as_u64() == Some(0)
+                && w["faults"].as_u64().is_some_and(|f| f > 0)),
+        "{touch:?}"
+    );
+    let text = stdout(&ntt_with(
+        &args[..args.len() - 1],
+        &[("NTT_FIRST_TOUCH", "populate")],
+        None,
+    ));
     assert!(
         text.contains("allocate") && text.contains("first touch w"),
         "{text}"
@@ -581,7 +591,8 @@ fn ntt_log_prints_every_stage_and_pass_time() {
             "--threads",
             "2",
         ],
-        &[("NTT_LOG", "debug")],
+        // The first touch before the passes, so that its per-worker spans are timed too.
+        &[("NTT_LOG", "debug"), ("NTT_FIRST_TOUCH", "populate")],
         None,
     );
     assert!(out.status.success(), "{}", stderr(&out));

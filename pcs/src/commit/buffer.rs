@@ -134,10 +134,13 @@ mod tests {
         let pool = pool(2);
         let mut buffer = vec![7u64; 10];
         let touched = reserve_codeword(&mut buffer, 5 << 20, &pool).expect("40 MiB");
-        assert_eq!(
-            touched.map(|t| t.iter().map(|w| w.bytes).sum::<usize>()),
-            Some(40 << 20),
-            "every byte of a fresh buffer is faulted in by some worker"
+        // Fresh: the workers' shares (empty when the passes fault the pages in, the default;
+        // `touch`'s tests check the shares of the first touch before the passes).
+        let shares = touched.expect("a fresh buffer");
+        let bytes: usize = shares.iter().map(|w| w.bytes).sum();
+        assert!(
+            bytes == 0 || bytes == 40 << 20,
+            "every byte once, or none: {bytes}"
         );
         assert!(buffer.is_empty() && buffer.capacity() >= 5 << 20);
         let ptr = buffer.as_ptr();
