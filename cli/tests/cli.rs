@@ -463,7 +463,7 @@ fn plan_explains_itself_in_text_and_json() {
     );
     let help = stdout(&ntt(&["plan", "--help"]));
     assert!(
-        help.contains("Reading a plan's short form") && help.contains("deep-l2[a..L t×2^mr]"),
+        help.contains("Reading a plan's short form") && help.contains("deep-l2[a..L t×2^mr how]"),
         "{help}"
     );
     assert!(help.contains("Examples:"), "{help}");

@@ -47,6 +47,16 @@ impl BackendKind {
         }
     }
 
+    /// Lanes (words) per vector register of the kind's kernels (1 for portable).
+    pub const fn vector_lanes(self) -> usize {
+        match self {
+            Self::Portable => 1,
+            Self::Pclmul | Self::Neon => 2,
+            Self::Avx2 => 4,
+            Self::Avx512 => 8,
+        }
+    }
+
     /// Whether this CPU has the features the kind needs (a run-time query; cached by std).
     fn is_supported(self) -> bool {
         match self {
@@ -246,12 +256,7 @@ impl Backend {
 
     /// Lanes per vector register (1 for portable); a hint for tile sizes.
     pub const fn vector_lanes(self) -> usize {
-        match self.kind {
-            BackendKind::Portable => 1,
-            BackendKind::Pclmul | BackendKind::Neon => 2,
-            BackendKind::Avx2 => 4,
-            BackendKind::Avx512 => 8,
-        }
+        self.kind.vector_lanes()
     }
 
     /// One field product with this backend's scalar carry-less multiplier (PCLMULQDQ on the x86

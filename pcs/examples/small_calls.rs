@@ -39,7 +39,8 @@ fn bare_kernels(backend: Backend, data: &mut [u64], lanes: usize, log_rows: u32)
             let k = step_layers(log_msg - layer);
             let block_words = lanes << (log_msg - layer);
             let blocks = replica.len() / block_words;
-            if k == 3 && radix8_kernel(backend, block_words / 8, blocks) == Radix8Kernel::AcrossBlocks {
+            if k == 3 && radix8_kernel(backend.kind(), block_words / 8, blocks) == Radix8Kernel::AcrossBlocks
+            {
                 let n = blocks.trailing_zeros().max(3) as usize;
                 backend.radix8_across(replica, block_words / 8, tw, &steps[..n]);
             } else {

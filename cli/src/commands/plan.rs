@@ -18,16 +18,22 @@ const NOTATION: &str = "Reading a plan's short form (printed by `ntt commit`, `n
 as `short:`, here), for 2^22 words in 64 lanes at rate 1/2 (2^17 codeword rows) with
 a 2 MiB L2 per worker:
 
-  2 sweep(s): gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r] | wide | sink 2^12 rows | cached
+  2 sweep(s): gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r loop] | wide | sink 2^12 rows | cached
 
   2 sweep(s)         passes over the codeword buffer, each reading and writing all of it
   gather[a..b 2^gr×k]
                      a gathered pass: layers a to b (b excluded) on groups of 2^g rows
                      taken 2^(L-b) rows apart (L = log2 codeword rows), k adjacent
                      residues (columns of rows) per group
-  deep-l2[a..L t×2^mr]
+  deep-l2[a..L t×2^mr how]
                      the deep pass: layers a to L in t tasks, each on 2^m contiguous rows
-                     sized to the L2 budget (deep-l3: to the L3 budget)
+                     sized to the L2 budget (deep-l3: to the L3 budget), run as `how`:
+                     loop (a loop over the tasks; `,copy`: message rows copied into
+                     scratch first), readers-then-replica0 (in-place message: two loops),
+                     graph-first-steps or graph (in-place message: a task graph), split×p
+                     (few large tasks cut into p first-step pieces each)
+  across@l           (inside a pass) its radix-8 steps from layer l on run across blocks,
+                     a block per vector lane (short segments of few-lane matrices)
   replicate          every layer is a copy (rate only, nothing to transform)
   wide | narrow      the gate: several adjacent residues per group, or one
   sink 2^s rows      the hasher takes finished rows in blocks of 2^s while they are in

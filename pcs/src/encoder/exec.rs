@@ -11,11 +11,10 @@
 //! message is a graph, because its replica-0 tasks must wait for the tasks that read them.
 
 use super::lanes::{gather_lane_rows, prefetch_lane_rows};
-use super::layers::{
-    Direction, first_step_fits, forward_after_first_step, forward_first_step, forward_group, layers,
-};
+use super::layers::{Direction, Kit, forward_after_first_step, forward_first_step, forward_group, layers};
 use super::rows::SharedRows;
-use crate::plan::{DeepPass, Gather, GatheredPass, Plan, Source};
+use crate::plan::narrow::KernelsByDepth;
+use crate::plan::{DeepPass, DeepSchedule, Gather, GatheredPass, MessageRead, Plan, Radix8Step};
 use crate::sink::GuardedSink;
 use crate::twiddle::Twiddles;
 use ntt_kernels::Backend;
@@ -54,11 +53,6 @@ fn run_range(
     pool.try_for_each(0..count, grain, f)
 }
 
-/// Above this many deep tasks per worker, an in-place message's deep pass runs as two loops
-/// (readers, then replica 0) rather than as a graph: the barrier between them costs less than a
-/// graph node and edge per task.
-const GRAPH_TASKS_PER_WORKER: usize = 8;
-
 /// Rows per grain of the replicate pass: about 4096 words, so a grain's atomic is noise next
 /// to its stores.
 fn replicate_grain(lanes: usize) -> usize {
@@ -83,9 +77,14 @@ impl Run<'_> {
         std::time::Duration::from_nanos(5_000 + words.saturating_mul(per_word_ps) / 1000)
     }
 
-    /// The kernels and the domain's twiddles, as the layers take them.
-    pub(super) fn kit(&self) -> (Backend, &Twiddles) {
-        (self.backend, self.twiddles)
+    /// The kernels, the domain's twiddles and the radix-8 kernels the plan chose for a pass's
+    /// `steps`, as the layers take them.
+    pub(super) fn kit(&self, steps: &[Radix8Step]) -> Kit<'_> {
+        Kit {
+            backend: self.backend,
+            twiddles: self.twiddles,
+            kernels: KernelsByDepth::of(steps, self.log_rows()),
+        }
     }
     pub(super) fn lanes(&self) -> usize {
         self.plan.shape.lanes()
@@ -208,6 +207,7 @@ impl Run<'_> {
         };
         let stream = self.plan.stream;
         let geometry = (first, end, log_d);
+        let kit = self.kit(&pass.radix8.forward);
         run_range(pool, pass.groups, 1, |range, ctx| {
             ctx.with_scratch(scratch_words, |scratch| {
                 let (gathered, work) = scratch.split_at_mut(if lanes_message { group_words } else { 0 });
@@ -245,7 +245,7 @@ impl Run<'_> {
                                 // `work` is this task's.
                                 unsafe {
                                     forward_group(
-                                        self.kit(),
+                                        kit,
                                         (source.0.wrapping_add(column), source.1),
                                         (self.dst.ptr_at(at), step * n),
                                         work,
@@ -265,7 +265,7 @@ impl Run<'_> {
                         // task alone during this pass; `work` is this task's scratch.
                         unsafe {
                             forward_group(
-                                self.kit(),
+                                kit,
                                 (rows.cast_const(), step * n),
                                 (rows, step * n),
                                 work,
@@ -301,25 +301,31 @@ impl Run<'_> {
                 self.deep_task(deep, rows, t << task_log_rows, inner)
             });
         };
-        if self.splits(pool, deep) {
-            return self.deep_split(pool, deep);
-        }
-        if deep.source == Source::Buffer {
-            return run_range(pool, deep.tasks, 1, |range, ctx| {
-                range.for_each(|t| in_place(ctx, t))
-            });
-        }
+        // The plan's schedule for the pool, or for the calling thread alone when the encode
+        // runs there (too small to hand off).
+        let schedule = if pool.workers_here() == 1 {
+            deep.inline_schedule
+        } else {
+            deep.schedule
+        };
+        let read = match schedule {
+            DeepSchedule::BufferLoop => {
+                return run_range(pool, deep.tasks, 1, |range, ctx| {
+                    range.for_each(|t| in_place(ctx, t))
+                });
+            }
+            DeepSchedule::Split { pieces } => return self.deep_split(pool, deep, pieces),
+            DeepSchedule::MessageLoop { read } | DeepSchedule::ReadersThenReplica0 { read } => read,
+            DeepSchedule::FirstStepGraph => MessageRead::ByFirstStep,
+            DeepSchedule::TaskGraph => MessageRead::IntoScratch,
+        };
         // The deep pass reads the message: a task lies inside one replica and reads the rows at
         // its offset in replica 0. With the message in place, a replica-0 task runs in place
         // after every task that reads its rows.
         let msg_mask = (1usize << self.msg_log_rows()) - 1;
-        // A row-major message is read by the first step's loads, straight into the task's rows
-        // (non-temporal stores, the L3 inner step and tiny sub-blocks keep the copy through
-        // scratch).
-        let direct = self.first_step_reads_message(deep);
         let from_message = |ctx: &TaskContext<'_>, t: usize| {
             let first_row = t << task_log_rows;
-            if direct {
+            if read == MessageRead::ByFirstStep {
                 if let Message::Lanes(_) = self.msg {
                     // A lane-major message is gathered into scratch as rows first; the first
                     // steps then read the scratch rows and write the codeword rows.
@@ -355,60 +361,65 @@ impl Run<'_> {
                 }
             });
         };
-        let in_place_message = matches!(self.msg, Message::InPlace);
-        if !in_place_message {
-            // A separate message: no task writes what another reads, so no edges.
-            return run_range(pool, deep.tasks, 1, |range, ctx| {
-                range.for_each(|t| from_message(ctx, t))
-            });
-        }
         let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate();
-        let workers = pool.workers_here();
-        if workers == 1 || deep.tasks > GRAPH_TASKS_PER_WORKER * workers {
-            // Many tasks (or one worker): every reader first, then replica 0 in place. The
-            // split loops keep both phases balanced, and no graph (a node and an edge per task)
-            // is built.
-            run_range(pool, deep.tasks - tasks_per_replica, 1, |range, ctx| {
-                range.for_each(|i| from_message(ctx, tasks_per_replica + i))
-            })?;
-            return run_range(pool, tasks_per_replica, 1, |range, ctx| {
-                range.for_each(|t| in_place(ctx, t))
-            });
-        }
-        if direct {
-            // A replica-0 task overwrites message rows only its readers' first steps read: it
-            // waits for those steps, not for the whole of its readers.
-            let in_place = &in_place;
-            return pool.try_run(|g| {
-                let replica0: Vec<_> = (0..tasks_per_replica)
-                    .map(|t| g.add(move |ctx| in_place(ctx, t)))
-                    .collect();
-                for t in tasks_per_replica..deep.tasks {
-                    let first_row = t << task_log_rows;
-                    // SAFETY: replica 0's rows at this offset are written only by the replica-0
-                    // task, which waits for this step; the task's rows are its own.
-                    let first = g.add(move |_| unsafe { self.first_steps_from_message(deep, first_row) });
-                    let rest = g.add(move |_| self.deep_task_after_first_steps(deep, first_row));
-                    g.depend(first, rest);
-                    g.depend(first, replica0[t % tasks_per_replica]);
-                }
-            });
-        }
-        let (in_place, from_message) = (&in_place, &from_message);
-        pool.try_run(|g| {
-            let ids: Vec<_> = (0..deep.tasks)
-                .map(|t| {
-                    if t < tasks_per_replica {
-                        g.add(move |ctx| in_place(ctx, t))
-                    } else {
-                        g.add(move |ctx| from_message(ctx, t))
+        match schedule {
+            DeepSchedule::MessageLoop { .. } => {
+                assert!(
+                    !matches!(self.msg, Message::InPlace),
+                    "the plan's schedule is for a separate message"
+                );
+                // A separate message: no task writes what another reads, so no edges.
+                run_range(pool, deep.tasks, 1, |range, ctx| {
+                    range.for_each(|t| from_message(ctx, t))
+                })
+            }
+            DeepSchedule::ReadersThenReplica0 { .. } => {
+                // Every reader first, then replica 0 in place. The split loops keep both phases
+                // balanced, and no graph (a node and an edge per task) is built.
+                run_range(pool, deep.tasks - tasks_per_replica, 1, |range, ctx| {
+                    range.for_each(|i| from_message(ctx, tasks_per_replica + i))
+                })?;
+                run_range(pool, tasks_per_replica, 1, |range, ctx| {
+                    range.for_each(|t| in_place(ctx, t))
+                })
+            }
+            DeepSchedule::FirstStepGraph => {
+                // A replica-0 task overwrites message rows only its readers' first steps read: it
+                // waits for those steps, not for the whole of its readers.
+                let in_place = &in_place;
+                pool.try_run(|g| {
+                    let replica0: Vec<_> = (0..tasks_per_replica)
+                        .map(|t| g.add(move |ctx| in_place(ctx, t)))
+                        .collect();
+                    for t in tasks_per_replica..deep.tasks {
+                        let first_row = t << task_log_rows;
+                        // SAFETY: replica 0's rows at this offset are written only by the
+                        // replica-0 task, which waits for this step; the task's rows are its own.
+                        let first = g.add(move |_| unsafe { self.first_steps_from_message(deep, first_row) });
+                        let rest = g.add(move |_| self.deep_task_after_first_steps(deep, first_row));
+                        g.depend(first, rest);
+                        g.depend(first, replica0[t % tasks_per_replica]);
                     }
                 })
-                .collect();
-            for (t, &reader) in ids.iter().enumerate().skip(tasks_per_replica) {
-                g.depend(reader, ids[t % tasks_per_replica]);
             }
-        })
+            _ => {
+                let (in_place, from_message) = (&in_place, &from_message);
+                pool.try_run(|g| {
+                    let ids: Vec<_> = (0..deep.tasks)
+                        .map(|t| {
+                            if t < tasks_per_replica {
+                                g.add(move |ctx| in_place(ctx, t))
+                            } else {
+                                g.add(move |ctx| from_message(ctx, t))
+                            }
+                        })
+                        .collect();
+                    for (t, &reader) in ids.iter().enumerate().skip(tasks_per_replica) {
+                        g.depend(reader, ids[t % tasks_per_replica]);
+                    }
+                })
+            }
+        }
     }
 
     /// Runs the deep layers on one task's rows (`rows` starts at codeword row `first_row`) and
@@ -422,7 +433,7 @@ impl Run<'_> {
             if deep.inner_log_group_rows == 0 {
                 layers(
                     Direction::Forward,
-                    self.kit(),
+                    self.kit(&deep.radix8.forward),
                     sub,
                     n,
                     deep.first_layer,
@@ -453,15 +464,6 @@ impl Run<'_> {
         // readable and not written meanwhile; they lie in another replica than the task's rows,
         // or in a separate slice).
         unsafe { self.first_steps(deep, first_row, |_, row| self.message_rows_at(row)) };
-    }
-
-    /// Whether the deep pass's first steps read the message themselves (straight into the
-    /// task's rows, or from scratch for a lane-major one): not with non-temporal stores, the L3
-    /// inner step, or sub-blocks too small for a strided first step, which copy through scratch.
-    pub(super) fn first_step_reads_message(&self, deep: &DeepPass) -> bool {
-        !self.plan.stream
-            && deep.inner_log_group_rows == 0
-            && first_step_fits(self.lanes(), deep.first_layer, self.log_rows())
     }
 
     /// Where the message rows that codeword row `row`'s replica repeats start: in the separate
@@ -496,7 +498,7 @@ impl Run<'_> {
             // this task's (caller).
             unsafe {
                 forward_first_step(
-                    self.kit(),
+                    self.kit(&deep.radix8.forward),
                     source(j, row),
                     self.dst.ptr_at(row * n),
                     n,
@@ -521,7 +523,7 @@ impl Run<'_> {
         for (j, sub) in rows.chunks_exact_mut(sub_words).enumerate() {
             let sub_index = (first_row >> deep.log_sub_rows) + j;
             forward_after_first_step(
-                self.kit(),
+                self.kit(&deep.radix8.forward),
                 sub,
                 n,
                 deep.first_layer,
@@ -552,7 +554,7 @@ impl Run<'_> {
             }
             layers(
                 Direction::Forward,
-                self.kit(),
+                self.kit(&deep.radix8.forward),
                 group,
                 width,
                 first,
@@ -570,7 +572,7 @@ impl Run<'_> {
             let piece_index = (sub_index << g) + p;
             layers(
                 Direction::Forward,
-                self.kit(),
+                self.kit(&deep.radix8.forward),
                 piece,
                 n,
                 mid,
@@ -611,7 +613,7 @@ impl Run<'_> {
                     let sub = unsafe { self.dst.slice_mut(s * sub_words, sub_words) };
                     layers(
                         Direction::Inverse,
-                        self.kit(),
+                        self.kit(&deep.radix8.inverse),
                         sub,
                         n,
                         deep.first_layer,
@@ -642,7 +644,7 @@ impl Run<'_> {
                         }
                         layers(
                             Direction::Inverse,
-                            self.kit(),
+                            self.kit(&pass.radix8.inverse),
                             buf,
                             width,
                             first,

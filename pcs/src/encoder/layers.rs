@@ -8,21 +8,18 @@
 //! block index).
 
 use super::narrow;
+use crate::plan::narrow::{KernelsByDepth, Radix8Kernel};
+use crate::plan::steps::{exceeds_l1, first_step_fits, first_step_segment_words, step_layers};
 use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk, Twiddles};
 use ntt_kernels::{Backend, StridedRows};
 
-/// Bytes of a block small enough to run its remaining layers in L1 (of the 48 KiB or 32 KiB
-/// L1d of current cores, with room left for twiddles and the stack).
-const L1_BLOCK_BYTES: usize = 32 << 10;
-
-/// Layers one step takes when `left` layers remain: leftover layers go first
-/// (`left mod 3`), so a lone radix-2 or radix-4 step runs where blocks are few and long, and all
-/// later layers run as radix-8 groups.
-fn step_layers(left: u32) -> u32 {
-    match left % 3 {
-        0 => 3,
-        k => k,
-    }
+/// What a pass's steps run with: the kernels, the domain's twiddles, and the plan's choice of
+/// radix-8 kernel for each step.
+#[derive(Clone, Copy)]
+pub(crate) struct Kit<'a> {
+    pub backend: Backend,
+    pub twiddles: &'a Twiddles,
+    pub kernels: KernelsByDepth,
 }
 
 /// Calls `f(c, twiddles)` for blocks c = 0 .. `blocks` of a `k`-layer step from layer ℓ
@@ -74,23 +71,18 @@ pub(crate) enum Direction {
 /// twiddles).
 fn step(
     direction: Direction,
-    (backend, twiddles): (Backend, &Twiddles),
+    kit: Kit<'_>,
     buf: &mut [u64],
     block_words: usize,
     k: u32,
     depth: u32,
     first_block: u64,
 ) {
-    if k == 3
-        && narrow::radix8_step(
-            direction,
-            (backend, twiddles),
-            buf,
-            block_words,
-            depth,
-            first_block,
-        )
-    {
+    let Kit {
+        backend, twiddles, ..
+    } = kit;
+    if k == 3 && kit.kernels.at(depth) == Radix8Kernel::AcrossBlocks {
+        narrow::radix8_across(direction, kit, buf, block_words, depth, first_block);
         return;
     }
     let blocks = buf.len() / block_words;
@@ -125,7 +117,7 @@ fn step(
 #[allow(clippy::too_many_arguments)] // the direction, the kit, the buffer and the layer geometry
 pub(crate) fn layers(
     direction: Direction,
-    kit: (Backend, &Twiddles),
+    kit: Kit<'_>,
     buf: &mut [u64],
     width: usize,
     first: u32,
@@ -135,7 +127,7 @@ pub(crate) fn layers(
 ) {
     debug_assert!(first <= end && end <= log_rows);
     debug_assert_eq!(buf.len(), width << (end - first));
-    if first < end && buf.len() * 8 > L1_BLOCK_BYTES {
+    if first < end && exceeds_l1(width, first, end) {
         let k = step_layers(end - first);
         let depth = log_rows - first - 1;
         if direction == Direction::Forward {
@@ -155,7 +147,7 @@ pub(crate) fn layers(
 /// end of its first step.
 fn in_cache_steps(
     direction: Direction,
-    kit: (Backend, &Twiddles),
+    kit: Kit<'_>,
     buf: &mut [u64],
     width: usize,
     (first, from, end): (u32, u32, u32),
@@ -191,15 +183,6 @@ fn in_cache_steps(
     }
 }
 
-/// Rows per segment below which [`forward_first_step`] refuses: a segment shorter than a vector
-/// of words would run the strided kernel's partial path on every row.
-const MIN_SEGMENT_WORDS: usize = 8;
-
-/// Whether [`forward_first_step`] takes a block of `width << (end − first)` words.
-pub(crate) fn first_step_fits(width: usize, first: u32, end: u32) -> bool {
-    first < end && (width << (end - first)) >> step_layers(end - first) >= MIN_SEGMENT_WORDS
-}
-
 /// The first step of [`layers`] forward on a block whose rows are still at `src` (a sub-block
 /// read straight from the message): it reads `src` and writes `dst`, so the rows are never
 /// copied into place first. [`forward_after_first_step`] then finishes the block in `dst`.
@@ -211,7 +194,7 @@ pub(crate) fn first_step_fits(width: usize, first: u32, end: u32) -> bool {
 /// during the call (it may be uninitialised: the step writes every word).
 #[allow(clippy::too_many_arguments)] // the kit, the two buffers and the layer geometry
 pub(crate) unsafe fn forward_first_step(
-    kit: (Backend, &Twiddles),
+    kit: Kit<'_>,
     src: *const u64,
     dst: *mut u64,
     width: usize,
@@ -225,11 +208,6 @@ pub(crate) unsafe fn forward_first_step(
     unsafe { forward_first_step_columns(kit, src, dst, (width, first, end, log_rows), block, 0..segment) }
 }
 
-/// Words of each of the first step's segments (the blocks the later layers run on).
-pub(crate) fn first_step_segment_words(width: usize, first: u32, end: u32) -> usize {
-    (width << (end - first)) >> step_layers(end - first)
-}
-
 /// [`forward_first_step`] on words `columns` of every segment only: disjoint column ranges
 /// of one block are independent, so a big block's first step can be cut into pieces that run
 /// in parallel. `src` may equal `dst` (in place).
@@ -238,7 +216,9 @@ pub(crate) fn first_step_segment_words(width: usize, first: u32, end: u32) -> us
 /// As for [`forward_first_step`], except that only the `columns` words of each segment are
 /// read and written, and `src` may be `dst` itself; `columns` lies within a segment.
 pub(crate) unsafe fn forward_first_step_columns(
-    (backend, twiddles): (Backend, &Twiddles),
+    Kit {
+        backend, twiddles, ..
+    }: Kit<'_>,
     src: *const u64,
     dst: *mut u64,
     (width, first, end, log_rows): (usize, u32, u32, u32),
@@ -270,17 +250,10 @@ pub(crate) unsafe fn forward_first_step_columns(
     });
 }
 
-/// Whether [`forward_after_first_step`] finishes a block of `width << (end − first)` words
-/// segment by segment (a block larger than L1), each segment on its own: then the segments
-/// may run as separate tasks, through [`forward_segment`].
-pub(crate) fn finishes_by_segments(width: usize, first: u32, end: u32) -> bool {
-    (width << (end - first)) * 8 > L1_BLOCK_BYTES
-}
-
 /// Segment `c` of a block whose first step has run (`segment` holds its words): its remaining
 /// layers, as [`forward_after_first_step`] runs them on a block larger than L1.
 pub(crate) fn forward_segment(
-    kit: (Backend, &Twiddles),
+    kit: Kit<'_>,
     segment: &mut [u64],
     (width, first, end, log_rows): (usize, u32, u32, u32),
     block: u64,
@@ -304,7 +277,7 @@ pub(crate) fn forward_segment(
 /// `(block << k) + c` at layer `first + k`.
 fn each_child(
     direction: Direction,
-    kit: (Backend, &Twiddles),
+    kit: Kit<'_>,
     buf: &mut [u64],
     (width, first, end, log_rows): (usize, u32, u32, u32),
     block: u64,
@@ -326,7 +299,7 @@ fn each_child(
 
 /// The layers of [`layers`] forward after the first step, which [`forward_first_step`] ran.
 pub(crate) fn forward_after_first_step(
-    kit: (Backend, &Twiddles),
+    kit: Kit<'_>,
     buf: &mut [u64],
     width: usize,
     first: u32,
@@ -336,7 +309,7 @@ pub(crate) fn forward_after_first_step(
 ) {
     debug_assert_eq!(buf.len(), width << (end - first));
     let k = step_layers(end - first);
-    if finishes_by_segments(width, first, end) {
+    if exceeds_l1(width, first, end) {
         each_child(Direction::Forward, kit, buf, (width, first, end, log_rows), block);
     } else {
         in_cache_steps(
@@ -368,7 +341,7 @@ pub(crate) fn forward_after_first_step(
 /// rows may be the source rows (in place).
 #[allow(clippy::too_many_arguments)] // two strided row sets, scratch, and the layer geometry
 pub(crate) unsafe fn forward_group(
-    (backend, twiddles): (Backend, &Twiddles),
+    kit: Kit<'_>,
     (src, src_stride): (*const u64, usize),
     (dst, dst_stride): (*mut u64, usize),
     scratch: *mut u64,
@@ -377,6 +350,9 @@ pub(crate) unsafe fn forward_group(
     block: u64,
     stream: bool,
 ) {
+    let Kit {
+        backend, twiddles, ..
+    } = kit;
     let group_words = width << (end - first);
     let mut layer = first;
     // Where the group's rows are now: the source until the first step has run.
@@ -396,7 +372,7 @@ pub(crate) unsafe fn forward_group(
             let buf = unsafe { core::slice::from_raw_parts_mut(scratch, group_words) };
             step(
                 Direction::Forward,
-                (backend, twiddles),
+                kit,
                 buf,
                 block_rows * width,
                 k,
@@ -429,6 +405,7 @@ pub(crate) unsafe fn forward_group(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::steps::L1_BLOCK_BYTES;
     use crate::reference::forward_oracle;
     use crate::test_words::words;
 
@@ -450,18 +427,15 @@ mod tests {
                 let sub_words = lanes << (log_rows - first);
                 let tw = Twiddles::polynomial();
                 for backend in Backend::available() {
+                    let steps = crate::plan::narrow::contiguous_steps(backend.kind(), lanes, first, log_rows);
+                    let kit = Kit {
+                        backend,
+                        twiddles: &tw,
+                        kernels: KernelsByDepth::of(&steps, log_rows),
+                    };
                     let run = |direction, buf: &mut [u64]| {
                         for (i, sub) in buf.chunks_exact_mut(sub_words).enumerate() {
-                            layers(
-                                direction,
-                                (backend, &tw),
-                                sub,
-                                lanes,
-                                first,
-                                log_rows,
-                                log_rows,
-                                i as u64,
-                            );
+                            layers(direction, kit, sub, lanes, first, log_rows, log_rows, i as u64);
                         }
                     };
                     let mut got = data.clone();

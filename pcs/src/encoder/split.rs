@@ -14,39 +14,21 @@
 //! piece p of every reader reads, so it waits for those pieces only.
 
 use super::exec::{Message, Run};
-use super::layers::{
-    finishes_by_segments, first_step_segment_words, forward_first_step_columns, forward_segment,
-};
+use super::layers::{forward_first_step_columns, forward_segment};
 use crate::plan::DeepPass;
+use crate::plan::steps::first_step_segment_words;
 use ntt_runtime::{RunError, ThreadPool};
 
-/// A deep pass with fewer tasks than this many per worker runs split.
-const SPLIT_BELOW_TASKS_PER_WORKER: usize = 2;
-/// First-step pieces per worker, per task.
-const PIECES_PER_WORKER: usize = 2;
-/// Words per piece at least (a piece's columns are whole vectors and worth a node).
-const MIN_PIECE_WORDS: usize = 512;
-
 impl Run<'_> {
-    /// Whether [`Self::deep_split`] runs this deep pass: a row-major message read straight by
-    /// the first steps, one sub-block per task, sub-blocks larger than L1, fewer tasks than
-    /// workers can share, and more than one worker.
-    pub(super) fn splits(&self, pool: &ThreadPool, deep: &DeepPass) -> bool {
-        let (n, first, end) = (self.lanes(), deep.first_layer, self.log_rows());
-        let workers = pool.workers_here();
-        workers > 1
-            && deep.tasks < SPLIT_BELOW_TASKS_PER_WORKER * workers
-            && matches!(self.msg, Message::Rows(_) | Message::InPlace)
-            && self.first_step_reads_message(deep)
-            && deep.log_subs_per_task == 0
-            && deep.source.is_message()
-            && finishes_by_segments(n, first, end)
-            && first_step_segment_words(n, first, end) >= 2 * MIN_PIECE_WORDS
-    }
-
-    /// The deep pass as a graph of first-step pieces, segments and sink nodes (see the module
-    /// documentation). Only where [`Self::splits`].
-    pub(super) fn deep_split(&self, pool: &ThreadPool, deep: &DeepPass) -> Result<(), RunError> {
+    /// The deep pass as a graph of first-step pieces (`pieces` per task), segments and sink
+    /// nodes (see the module documentation). Only where the plan's schedule says so
+    /// ([`DeepSchedule::Split`](crate::plan::DeepSchedule::Split)).
+    pub(super) fn deep_split(
+        &self,
+        pool: &ThreadPool,
+        deep: &DeepPass,
+        pieces: usize,
+    ) -> Result<(), RunError> {
         let n = self.lanes();
         let (first, end) = (deep.first_layer, self.log_rows());
         let geometry = (n, first, end, end);
@@ -54,7 +36,7 @@ impl Run<'_> {
         let sub_words = n << deep.log_sub_rows;
         let segment = first_step_segment_words(n, first, end);
         let segments = sub_words / segment;
-        let pieces = (PIECES_PER_WORKER * pool.workers_here()).min(segment / MIN_PIECE_WORDS);
+        let kit = self.kit(&deep.radix8.forward);
         // Piece boundaries on whole vectors (8 words).
         let bound = |p: usize| {
             if p == pieces {
@@ -80,7 +62,7 @@ impl Run<'_> {
                             // into the task's rows, whose columns no other node touches now.
                             unsafe {
                                 forward_first_step_columns(
-                                    self.kit(),
+                                    kit,
                                     self.message_rows_at(row),
                                     self.dst.ptr_at(row * n),
                                     geometry,
@@ -97,7 +79,7 @@ impl Run<'_> {
                             // SAFETY: every piece of the first step has written this segment,
                             // and only this node touches it until the sink node.
                             let words = unsafe { self.dst.slice_mut(row * n + c * segment, segment) };
-                            forward_segment(self.kit(), words, geometry, block, c);
+                            forward_segment(kit, words, geometry, block, c);
                         })
                     })
                     .collect();

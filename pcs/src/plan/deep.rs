@@ -2,7 +2,10 @@
 //! reach the sink.
 
 use super::budget::Units;
+use super::narrow::{Radix8Steps, contiguous_steps};
+use super::schedule::{Context, DeepSchedule, deep_schedule};
 use super::{DeepBudget, DeepPass, MAX_LOG_RESIDUES, MIN_TASK_LOG_ROWS, SinkPlan, Source, ceil_log2};
+use ntt_kernels::BackendKind;
 
 /// Rule (deep-task size): a deep task takes enough adjacent sub-blocks of 2^log_sub rows for
 /// 2^[`MIN_TASK_LOG_ROWS`] rows, so the sink receives blocks worth hashing, within the
@@ -12,7 +15,8 @@ pub(crate) fn task_log_subs(log_sub: u32, max_log_subs: u32) -> u32 {
 }
 
 /// The deep pass from layer `deep_start` of a 2^log_rows-row codeword of `lanes`-word rows
-/// (layers below `start` are copies), reading `source`; `None` when no layer is left.
+/// (layers below `start` are copies), reading `source`; `None` when no layer is left. Its
+/// geometry only: [`scheduled`] adds how it runs.
 ///
 /// A task that reads the message stays inside one replica. A sub-block larger than the L2 unit
 /// (an L3 budget) first runs its top layers as an in-cache gathered step of as many adjacent
@@ -56,7 +60,32 @@ pub(crate) fn deep_pass(
         inner_log_residues: inner_log_r,
         sub_bytes: (lanes << log_sub) * 8,
         source,
+        schedule: DeepSchedule::BufferLoop,
+        inline_schedule: DeepSchedule::BufferLoop,
+        radix8: Radix8Steps::default(),
     })
+}
+
+/// The deep pass as it runs: its schedule on `workers` workers and on the calling thread alone
+/// (rule: `schedule`: `deep_schedule`), and the kernel of each radix-8 step with `backend`'s
+/// kernels (rule: `narrow`: `radix8_kernel`).
+pub(crate) fn scheduled(mut deep: DeepPass, cx: &Context, workers: usize, backend: BackendKind) -> DeepPass {
+    let (n, first, end) = (cx.lanes, deep.first_layer, cx.log_rows);
+    deep.schedule = deep_schedule(&deep, cx, workers);
+    deep.inline_schedule = deep_schedule(&deep, cx, 1);
+    let forward = if deep.inner_log_group_rows > 0 {
+        let mid = first + deep.inner_log_group_rows;
+        let mut steps = contiguous_steps(backend, n << deep.inner_log_residues, first, mid);
+        steps.extend(contiguous_steps(backend, n, mid, end));
+        steps
+    } else {
+        contiguous_steps(backend, n, first, end)
+    };
+    deep.radix8 = Radix8Steps {
+        forward,
+        inverse: contiguous_steps(backend, n, first, end),
+    };
+    deep
 }
 
 /// Rule (sink): the deep tasks hand their rows over while in cache (an L3 sub-block piece by

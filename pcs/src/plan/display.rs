@@ -1,6 +1,9 @@
 //! A plan as a readable explanation and as a one-line summary.
 
-use super::{DeepBudget, DeepPass, Gather, GatheredPass, Plan, Source};
+use super::{
+    DeepBudget, DeepPass, DeepSchedule, Gather, GatheredPass, MessageRead, Plan, Radix8Kernel, Radix8Step,
+    Radix8Steps, Source,
+};
 use core::fmt;
 
 /// A byte count in the largest binary unit that keeps it readable (`2 MiB`, `1.5 KiB`).
@@ -33,6 +36,82 @@ fn gather(g: Gather) -> &'static str {
         Gather::Fused => "the first step loads the strided rows directly",
         Gather::Transposed => "rows transposed into scratch first",
     }
+}
+
+fn read(r: MessageRead) -> &'static str {
+    match r {
+        MessageRead::ByFirstStep => "the first step reads the message rows",
+        MessageRead::IntoScratch => "the message rows are copied into scratch first",
+    }
+}
+
+fn schedule(s: DeepSchedule) -> String {
+    match s {
+        DeepSchedule::BufferLoop => "a loop over the tasks, in place".to_owned(),
+        DeepSchedule::MessageLoop { read: r } => format!("a loop over the tasks ({})", read(r)),
+        DeepSchedule::ReadersThenReplica0 { read: r } => format!(
+            "a loop over the other replicas' tasks ({}), then one over replica 0's, in place",
+            read(r)
+        ),
+        DeepSchedule::FirstStepGraph => {
+            "a graph: each replica-0 task waits for the first steps that read its rows".to_owned()
+        }
+        DeepSchedule::TaskGraph => {
+            "a graph: each replica-0 task waits for the tasks that read its rows".to_owned()
+        }
+        DeepSchedule::Split { pieces } => {
+            format!("a graph of {pieces} first-step pieces per task, then its segments, then the sink")
+        }
+    }
+}
+
+/// The steps as runs of one kernel: `3, 6 along segments; 9 across blocks`.
+fn kernels(steps: &[Radix8Step]) -> String {
+    let mut out = String::new();
+    for (i, s) in steps.iter().enumerate() {
+        let last_of_run = steps.get(i + 1).is_none_or(|next| next.kernel != s.kernel);
+        out.push_str(&s.first_layer.to_string());
+        if last_of_run {
+            out.push_str(match s.kernel {
+                Radix8Kernel::AlongSegments => " along segments",
+                Radix8Kernel::AcrossBlocks => " across blocks",
+            });
+            if i + 1 < steps.len() {
+                out.push_str("; ");
+            }
+        } else {
+            out.push_str(", ");
+        }
+    }
+    out
+}
+
+/// The line of a pass's radix-8 kernels (none when it runs no radix-8 step in a buffer).
+fn write_kernels(f: &mut fmt::Formatter<'_>, what: &str, steps: &Radix8Steps) -> fmt::Result {
+    if !steps.forward.is_empty() {
+        write!(
+            f,
+            "    radix-8 steps {what}, by first layer: {}",
+            kernels(&steps.forward)
+        )?;
+    } else if !steps.inverse.is_empty() {
+        write!(f, "    radix-8 steps {what}: none")?;
+    }
+    if steps.inverse != steps.forward {
+        write!(f, " (inverse transform: {})", kernels(&steps.inverse))?;
+    }
+    if !steps.forward.is_empty() || !steps.inverse.is_empty() {
+        writeln!(f)?;
+    }
+    Ok(())
+}
+
+/// The short form's mark for a pass with steps across blocks: ` across@9`.
+fn across_mark(steps: &Radix8Steps) -> String {
+    steps
+        .forward_across_from()
+        .map(|l| format!(" across@{l}"))
+        .unwrap_or_default()
 }
 
 impl fmt::Display for Plan {
@@ -131,7 +210,8 @@ impl Plan {
             bytes(g.group_bytes),
             source(g.source),
             gather(g.gather),
-        )
+        )?;
+        write_kernels(f, "in scratch", &g.radix8)
     }
 
     /// The deep pass.
@@ -157,7 +237,17 @@ impl Plan {
             d.log_sub_rows,
             bytes(d.sub_bytes),
             source(d.source),
-        )
+        )?;
+        write!(f, "    runs as {}", schedule(d.schedule))?;
+        if d.inline_schedule != d.schedule {
+            write!(
+                f,
+                "; on the calling thread alone (an encode too small to hand off), {}",
+                schedule(d.inline_schedule)
+            )?;
+        }
+        writeln!(f)?;
+        write_kernels(f, "of a sub-block", &d.radix8)
     }
 
     /// How finished rows reach the sink.
@@ -181,11 +271,12 @@ impl Plan {
         let mut parts = Vec::new();
         for g in &self.gathered {
             parts.push(format!(
-                "gather[{}..{} 2^{}r×{}]",
+                "gather[{}..{} 2^{}r×{}{}]",
                 g.first_layer,
                 g.end_layer(),
                 g.log_group_rows,
-                1usize << g.log_residues
+                1usize << g.log_residues,
+                across_mark(&g.radix8),
             ));
         }
         if self.replicate_only {
@@ -193,12 +284,14 @@ impl Plan {
         }
         if let Some(d) = &self.deep {
             parts.push(format!(
-                "deep-{}[{}..{} {}×2^{}r]",
+                "deep-{}[{}..{} {}×2^{}r {}{}]",
                 d.budget,
                 d.first_layer,
                 self.shape.log_rows(),
                 d.tasks,
-                d.log_sub_rows + d.log_subs_per_task
+                d.log_sub_rows + d.log_subs_per_task,
+                d.schedule,
+                across_mark(&d.radix8),
             ));
         }
         format!(

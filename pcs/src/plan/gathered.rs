@@ -2,7 +2,9 @@
 
 use super::budget::Units;
 use super::gate::{Gate, wide_residues};
+use super::narrow::{Radix8Steps, contiguous_steps, gathered_steps};
 use super::{GatheredPass, PAGE_BYTES, PlanConfig, Source, TILE_FRACTION_OF_L2};
+use ntt_kernels::BackendKind;
 use serde::{Deserialize, Serialize};
 
 /// How a gathered pass's first step gets its rows.
@@ -34,6 +36,8 @@ pub(crate) struct Geometry {
     pub log_rows: u32,
     pub workers: usize,
     pub message: Source,
+    /// The kernels the pass's radix-8 steps are chosen for.
+    pub backend: BackendKind,
 }
 
 /// Rule (residues): a wide pass takes [`wide_residues`] (at least 8 when forced wide), or the
@@ -107,6 +111,10 @@ pub(crate) fn gathered_passes(
             tile_columns: tile_columns(source, layer, g, width, units),
             source,
             gather: Gather::of(source),
+            radix8: Radix8Steps {
+                forward: gathered_steps(geo.backend, width, layer, layer + g),
+                inverse: contiguous_steps(geo.backend, width, layer, layer + g),
+            },
         });
         layer += g;
     }
@@ -131,6 +139,7 @@ mod tests {
             log_rows: 24,
             workers,
             message: Source::MessageLanes,
+            backend: BackendKind::Avx512,
         }
     }
 

@@ -1,5 +1,7 @@
-//! The planner: a pure function from (shape, message, workers, per-worker cache budgets, backend,
-//! forced values) to a [`Plan`] of passes over the codeword buffer.
+//! The planner: a pure function from (shape, message, workers, per-worker cache budgets, backend
+//! kind, forced values) to a [`Plan`] of passes over the codeword buffer, which says how each
+//! pass runs: its geometry, the deep pass's schedule on the pool ([`DeepSchedule`]) and the
+//! kernel of every radix-8 step ([`Radix8Kernel`]). The executor follows the plan.
 //!
 //! An expert module: a prover never needs it to commit. It is public for inspection and tuning
 //! (`ntt plan`, the what-if reports for another machine's topology, `ntt tune`); an encoder's
@@ -31,7 +33,12 @@
 //! | copy or fuse the gather      | `gathered`: [`Gather`]                |
 //! | deep-task size               | `deep`: `task_log_subs`               |
 //! | sink blocks                  | `deep`: `sink_plan`                   |
+//! | deep schedule (loops, graph) | `schedule`: `deep_schedule`           |
+//! | radix steps and L1 blocks    | `steps`: `step_layers`, `exceeds_l1`  |
 //! | across-blocks last steps     | `narrow`: `radix8_kernel`             |
+//!
+//! Only the last rule depends on the backend kind (its vector width); the others see the
+//! same strided and contiguous groups on every backend. The kind need not run on this CPU.
 
 mod budget;
 mod config;
@@ -41,11 +48,15 @@ mod gate;
 mod gathered;
 pub mod narrow;
 mod placement;
+mod schedule;
+pub(crate) mod steps;
 
 pub use config::{DeepBudget, PlanConfig};
 pub use display::bytes;
 pub use gate::GateReason;
 pub use gathered::Gather;
+pub use narrow::{Radix8Kernel, Radix8Step, Radix8Steps};
+pub use schedule::{DeepSchedule, MessageRead};
 
 use crate::shape::{MessageLayout, Shape};
 use budget::Units;
@@ -131,6 +142,8 @@ pub struct GatheredPass {
     pub source: Source,
     /// How the first step gets the rows: straight from the source, or transposed first.
     pub gather: Gather,
+    /// The kernel of each radix-8 step the groups run in scratch.
+    pub radix8: Radix8Steps,
 }
 
 impl GatheredPass {
@@ -163,6 +176,12 @@ pub struct DeepPass {
     pub sub_bytes: usize,
     /// Where the pass reads its rows.
     pub source: Source,
+    /// How the tasks run on the pool's workers.
+    pub schedule: DeepSchedule,
+    /// How they run when the encode stays on the calling thread (too small to hand off).
+    pub inline_schedule: DeepSchedule,
+    /// The kernel of each radix-8 step of a sub-block.
+    pub radix8: Radix8Steps,
 }
 
 impl DeepPass {
@@ -269,9 +288,8 @@ pub fn plan_in_place(
 }
 
 /// The planner proper (`layout == None`: message in place). The shape must be valid
-/// (`log_inv_rate ≤ log_rows`, `lanes ≥ 1`). `backend` is recorded in the plan; no rule depends
-/// on it (every backend has the same strided and contiguous groups), so it is a kind, which
-/// need not run on this CPU.
+/// (`log_inv_rate ≤ log_rows`, `lanes ≥ 1`). `backend` chooses the radix-8 kernels (by its
+/// vector width) and is recorded in the plan; it is a kind, which need not run on this CPU.
 pub fn plan_for(
     shape: Shape,
     layout: Option<MessageLayout>,
@@ -301,6 +319,7 @@ pub fn plan_for(
         log_rows: log_d,
         workers,
         message,
+        backend,
     };
     let gathered = gathered::gathered_passes(&geometry, start, &placement.split, &gate, &units, config);
     let deep_source = if gathered.is_empty() {
@@ -308,7 +327,15 @@ pub fn plan_for(
     } else {
         Source::Buffer
     };
-    let deep = deep::deep_pass((n, log_d, start), placement.deep_start, deep_source, &units);
+    let stream = budget::streaming(config);
+    let context = schedule::Context {
+        lanes: n,
+        log_rows: log_d,
+        layout,
+        stream,
+    };
+    let deep = deep::deep_pass((n, log_d, start), placement.deep_start, deep_source, &units)
+        .map(|d| deep::scheduled(d, &context, workers, backend));
     let sink = deep::sink_plan(deep.as_ref(), log_d, workers);
 
     Plan {
@@ -322,7 +349,7 @@ pub fn plan_for(
         log_fit_l3: units.log_fit_l3,
         wide: gate.wide,
         gate: gate.reason,
-        stream: budget::streaming(config),
+        stream,
         llc_bytes: units.llc_bytes,
         deep_start: placement.deep_start,
         gathered,
