@@ -11,7 +11,9 @@
 //! message is a graph, because its replica-0 tasks must wait for the tasks that read them.
 
 use super::lanes::{gather_lane_rows, prefetch_lane_rows};
-use super::layers::{Direction, Kit, forward_after_first_step, forward_first_step, forward_group, layers};
+use super::layers::{
+    Direction, Kit, LayerSpan, Strided, forward_after_first_step, forward_first_step, forward_group, layers,
+};
 use super::rows::SharedRows;
 use crate::plan::narrow::KernelsByDepth;
 use crate::plan::{DeepPass, DeepSchedule, Gather, GatheredPass, MessageRead, Plan, Radix8Step};
@@ -84,6 +86,16 @@ impl Run<'_> {
             backend: self.backend,
             twiddles: self.twiddles,
             kernels: KernelsByDepth::of(steps, self.log_rows()),
+        }
+    }
+    /// The deep layers (from the deep pass's first layer to the last) on sub-block `block`.
+    pub(super) fn deep_span(&self, deep: &DeepPass, block: usize) -> LayerSpan {
+        LayerSpan {
+            width: self.lanes(),
+            first: deep.first_layer,
+            end: self.log_rows(),
+            log_rows: self.log_rows(),
+            block: block as u64,
         }
     }
     pub(super) fn lanes(&self) -> usize {
@@ -206,8 +218,14 @@ impl Run<'_> {
             group_words
         };
         let stream = self.plan.stream;
-        let geometry = (first, end, log_d);
         let kit = self.kit(&pass.radix8.forward);
+        let span = LayerSpan {
+            width,
+            first,
+            end,
+            log_rows: log_d,
+            block: 0,
+        };
         run_range(pool, pass.groups, 1, |range, ctx| {
             ctx.with_scratch(scratch_words, |scratch| {
                 let (gathered, work) = scratch.split_at_mut(if lanes_message { group_words } else { 0 });
@@ -246,12 +264,19 @@ impl Run<'_> {
                                 unsafe {
                                     forward_group(
                                         kit,
-                                        (source.0.wrapping_add(column), source.1),
-                                        (self.dst.ptr_at(at), step * n),
+                                        Strided {
+                                            at: source.0.wrapping_add(column),
+                                            stride: source.1,
+                                        },
+                                        Strided {
+                                            at: self.dst.ptr_at(at),
+                                            stride: step * n,
+                                        },
                                         work,
-                                        tile.min(width - column),
-                                        geometry,
-                                        block as u64,
+                                        LayerSpan {
+                                            width: tile.min(width - column),
+                                            ..span.at_block(block as u64)
+                                        },
                                         stream,
                                     )
                                 };
@@ -266,12 +291,16 @@ impl Run<'_> {
                         unsafe {
                             forward_group(
                                 kit,
-                                (rows.cast_const(), step * n),
-                                (rows, step * n),
+                                Strided {
+                                    at: rows.cast_const(),
+                                    stride: step * n,
+                                },
+                                Strided {
+                                    at: rows,
+                                    stride: step * n,
+                                },
                                 work,
-                                width,
-                                geometry,
-                                block as u64,
+                                span.at_block(block as u64),
                                 stream,
                             )
                         };
@@ -426,7 +455,6 @@ impl Run<'_> {
     /// hands them to the sink.
     fn deep_task(&self, deep: &DeepPass, rows: &mut [u64], first_row: usize, inner: &mut [u64]) {
         let n = self.lanes();
-        let log_d = self.log_rows();
         let sub_words = n << deep.log_sub_rows;
         for (j, sub) in rows.chunks_exact_mut(sub_words).enumerate() {
             let sub_index = (first_row >> deep.log_sub_rows) + j;
@@ -435,11 +463,7 @@ impl Run<'_> {
                     Direction::Forward,
                     self.kit(&deep.radix8.forward),
                     sub,
-                    n,
-                    deep.first_layer,
-                    log_d,
-                    log_d,
-                    sub_index as u64,
+                    self.deep_span(deep, sub_index),
                 );
             } else {
                 self.l3_sub_block(deep, sub, sub_index, inner);
@@ -490,7 +514,6 @@ impl Run<'_> {
         source: impl Fn(usize, usize) -> *const u64,
     ) {
         let n = self.lanes();
-        let log_d = self.log_rows();
         let sub_rows = 1usize << deep.log_sub_rows;
         for j in 0..1usize << deep.log_subs_per_task {
             let row = first_row + j * sub_rows;
@@ -501,11 +524,7 @@ impl Run<'_> {
                     self.kit(&deep.radix8.forward),
                     source(j, row),
                     self.dst.ptr_at(row * n),
-                    n,
-                    deep.first_layer,
-                    log_d,
-                    log_d,
-                    (row >> deep.log_sub_rows) as u64,
+                    self.deep_span(deep, row >> deep.log_sub_rows),
                 )
             };
         }
@@ -515,7 +534,6 @@ impl Run<'_> {
     /// remaining layers of each sub-block, then the rows to the sink.
     fn deep_task_after_first_steps(&self, deep: &DeepPass, first_row: usize) {
         let n = self.lanes();
-        let log_d = self.log_rows();
         let sub_words = n << deep.log_sub_rows;
         let task_words = sub_words << deep.log_subs_per_task;
         // SAFETY: the first steps wrote every row of the task, and they are this task's alone.
@@ -525,11 +543,7 @@ impl Run<'_> {
             forward_after_first_step(
                 self.kit(&deep.radix8.forward),
                 sub,
-                n,
-                deep.first_layer,
-                log_d,
-                log_d,
-                sub_index as u64,
+                self.deep_span(deep, sub_index),
             );
         }
         if let Some(sink) = self.sink {
@@ -547,6 +561,21 @@ impl Run<'_> {
         let log_piece = deep.log_piece_rows();
         let step = 1usize << log_piece;
         let (first, mid) = (deep.first_layer, deep.first_layer + g);
+        // The in-cache gathered step's layers on the residue groups, then the pieces' layers.
+        let group_span = LayerSpan {
+            width,
+            first,
+            end: mid,
+            log_rows: log_d,
+            block: sub_index as u64,
+        };
+        let piece_span = LayerSpan {
+            width: n,
+            first: mid,
+            end: log_d,
+            log_rows: log_d,
+            block: 0,
+        };
         for residue in (0..step).step_by(1 << deep.inner_log_residues) {
             for (i, row) in group.chunks_exact_mut(width).enumerate() {
                 let at = (residue + i * step) * n;
@@ -556,11 +585,7 @@ impl Run<'_> {
                 Direction::Forward,
                 self.kit(&deep.radix8.forward),
                 group,
-                width,
-                first,
-                mid,
-                log_d,
-                sub_index as u64,
+                group_span,
             );
             for (i, row) in group.chunks_exact(width).enumerate() {
                 let at = (residue + i * step) * n;
@@ -574,11 +599,7 @@ impl Run<'_> {
                 Direction::Forward,
                 self.kit(&deep.radix8.forward),
                 piece,
-                n,
-                mid,
-                log_d,
-                log_d,
-                piece_index as u64,
+                piece_span.at_block(piece_index as u64),
             );
             if let Some(sink) = self.sink {
                 sink.hand_over(first_row + (p << log_piece), piece);
@@ -615,11 +636,7 @@ impl Run<'_> {
                         Direction::Inverse,
                         self.kit(&deep.radix8.inverse),
                         sub,
-                        n,
-                        deep.first_layer,
-                        log_d,
-                        log_d,
-                        s as u64,
+                        self.deep_span(deep, s),
                     );
                 }
             })?;
@@ -632,6 +649,13 @@ impl Run<'_> {
             let log_block_rows = log_d - first;
             let groups_per_block = step >> pass.log_residues;
             let groups = groups_per_block << first;
+            let span = LayerSpan {
+                width,
+                first,
+                end,
+                log_rows: log_d,
+                block: 0,
+            };
             run_range(pool, groups, 1, |range, ctx| {
                 ctx.with_scratch(group_words, |buf| {
                     for group in range {
@@ -646,11 +670,7 @@ impl Run<'_> {
                             Direction::Inverse,
                             self.kit(&pass.radix8.inverse),
                             buf,
-                            width,
-                            first,
-                            end,
-                            log_d,
-                            block as u64,
+                            span.at_block(block as u64),
                         );
                         // SAFETY: as above.
                         unsafe { self.scatter(buf, width, base, step) };

@@ -2,7 +2,7 @@
 //! the plan says so (see [`crate::plan::narrow`]), with their twiddles given as block 0's and
 //! what each bit of the block index adds.
 
-use super::layers::{Direction, Kit};
+use super::layers::{Direction, Kit, Step};
 use crate::plan::narrow::MAX_ACROSS_LOG_BLOCKS as MAX_LOG_BLOCKS;
 use crate::twiddle::{Radix8Walk, Twiddles};
 
@@ -23,8 +23,7 @@ fn affine_twiddles(
     (tw0, steps)
 }
 
-/// Runs the radix-8 step (forward or its inverse, as `direction` says) over `buf`'s blocks (of
-/// `block_words`, the first with global index `first_block`, top-layer pairs 2^depth apart)
+/// Runs the radix-8 `step` (forward or its inverse, as `direction` says) over `buf`'s blocks
 /// across blocks, as the plan chose for this step.
 ///
 /// # Panics
@@ -37,10 +36,14 @@ pub(crate) fn radix8_across(
         backend, twiddles, ..
     }: Kit<'_>,
     buf: &mut [u64],
-    block_words: usize,
-    depth: u32,
-    first_block: u64,
+    Step {
+        layers,
+        depth,
+        block_words,
+        first_block,
+    }: Step,
 ) {
+    debug_assert_eq!(layers, 3, "a radix-8 step");
     let blocks = buf.len() / block_words;
     assert!(
         blocks >= 8 && blocks.is_power_of_two() && blocks <= 1 << MAX_LOG_BLOCKS,

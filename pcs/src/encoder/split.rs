@@ -31,7 +31,6 @@ impl Run<'_> {
     ) -> Result<(), RunError> {
         let n = self.lanes();
         let (first, end) = (deep.first_layer, self.log_rows());
-        let geometry = (n, first, end, end);
         let sub_rows = 1usize << deep.log_sub_rows;
         let sub_words = n << deep.log_sub_rows;
         let segment = first_step_segment_words(n, first, end);
@@ -51,7 +50,7 @@ impl Run<'_> {
             let mut task_pieces = Vec::with_capacity(deep.tasks);
             for t in 0..deep.tasks {
                 let row = t * sub_rows;
-                let block = t as u64;
+                let span = self.deep_span(deep, t);
                 let piece_ids: Vec<_> = (0..pieces)
                     .map(|p| {
                         let columns = bound(p)..bound(p + 1);
@@ -65,8 +64,7 @@ impl Run<'_> {
                                     kit,
                                     self.message_rows_at(row),
                                     self.dst.ptr_at(row * n),
-                                    geometry,
-                                    block,
+                                    span,
                                     columns,
                                 )
                             }
@@ -79,7 +77,7 @@ impl Run<'_> {
                             // SAFETY: every piece of the first step has written this segment,
                             // and only this node touches it until the sink node.
                             let words = unsafe { self.dst.slice_mut(row * n + c * segment, segment) };
-                            forward_segment(kit, words, geometry, block, c);
+                            forward_segment(kit, words, span, c);
                         })
                     })
                     .collect();
