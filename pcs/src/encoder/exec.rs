@@ -455,16 +455,12 @@ impl Run<'_> {
     /// hands them to the sink.
     fn deep_task(&self, deep: &DeepPass, rows: &mut [u64], first_row: usize, inner: &mut [u64]) {
         let n = self.lanes();
+        let kit = self.kit(&deep.radix8.forward);
         let sub_words = n << deep.log_sub_rows;
         for (j, sub) in rows.chunks_exact_mut(sub_words).enumerate() {
             let sub_index = (first_row >> deep.log_sub_rows) + j;
             if deep.inner_log_group_rows == 0 {
-                layers(
-                    Direction::Forward,
-                    self.kit(&deep.radix8.forward),
-                    sub,
-                    self.deep_span(deep, sub_index),
-                );
+                layers(Direction::Forward, kit, sub, self.deep_span(deep, sub_index));
             } else {
                 self.l3_sub_block(deep, sub, sub_index, inner);
             }
@@ -514,6 +510,7 @@ impl Run<'_> {
         source: impl Fn(usize, usize) -> *const u64,
     ) {
         let n = self.lanes();
+        let kit = self.kit(&deep.radix8.forward);
         let sub_rows = 1usize << deep.log_sub_rows;
         for j in 0..1usize << deep.log_subs_per_task {
             let row = first_row + j * sub_rows;
@@ -521,7 +518,7 @@ impl Run<'_> {
             // this task's (caller).
             unsafe {
                 forward_first_step(
-                    self.kit(&deep.radix8.forward),
+                    kit,
                     source(j, row),
                     self.dst.ptr_at(row * n),
                     self.deep_span(deep, row >> deep.log_sub_rows),
@@ -534,17 +531,14 @@ impl Run<'_> {
     /// remaining layers of each sub-block, then the rows to the sink.
     fn deep_task_after_first_steps(&self, deep: &DeepPass, first_row: usize) {
         let n = self.lanes();
+        let kit = self.kit(&deep.radix8.forward);
         let sub_words = n << deep.log_sub_rows;
         let task_words = sub_words << deep.log_subs_per_task;
         // SAFETY: the first steps wrote every row of the task, and they are this task's alone.
         let rows = unsafe { self.dst.slice_mut(first_row * n, task_words) };
         for (j, sub) in rows.chunks_exact_mut(sub_words).enumerate() {
             let sub_index = (first_row >> deep.log_sub_rows) + j;
-            forward_after_first_step(
-                self.kit(&deep.radix8.forward),
-                sub,
-                self.deep_span(deep, sub_index),
-            );
+            forward_after_first_step(kit, sub, self.deep_span(deep, sub_index));
         }
         if let Some(sink) = self.sink {
             sink.hand_over(first_row, rows);
@@ -555,6 +549,7 @@ impl Run<'_> {
     /// that finish their rows and hand them to the sink while in L2.
     fn l3_sub_block(&self, deep: &DeepPass, sub: &mut [u64], sub_index: usize, group: &mut [u64]) {
         let n = self.lanes();
+        let kit = self.kit(&deep.radix8.forward);
         let log_d = self.log_rows();
         let g = deep.inner_log_group_rows;
         let width = n << deep.inner_log_residues;
@@ -581,12 +576,7 @@ impl Run<'_> {
                 let at = (residue + i * step) * n;
                 row.copy_from_slice(&sub[at..at + width]);
             }
-            layers(
-                Direction::Forward,
-                self.kit(&deep.radix8.forward),
-                group,
-                group_span,
-            );
+            layers(Direction::Forward, kit, group, group_span);
             for (i, row) in group.chunks_exact(width).enumerate() {
                 let at = (residue + i * step) * n;
                 sub[at..at + width].copy_from_slice(row);
@@ -597,7 +587,7 @@ impl Run<'_> {
             let piece_index = (sub_index << g) + p;
             layers(
                 Direction::Forward,
-                self.kit(&deep.radix8.forward),
+                kit,
                 piece,
                 piece_span.at_block(piece_index as u64),
             );
@@ -628,16 +618,12 @@ impl Run<'_> {
         let log_d = self.log_rows();
         if let Some(deep) = &self.plan.deep {
             let sub_words = n << deep.log_sub_rows;
+            let kit = self.kit(&deep.radix8.inverse);
             run_range(pool, 1 << deep.first_layer, 1, |range, _| {
                 for s in range {
                     // SAFETY: initialised by the caller; sub-block `s` is this task's alone.
                     let sub = unsafe { self.dst.slice_mut(s * sub_words, sub_words) };
-                    layers(
-                        Direction::Inverse,
-                        self.kit(&deep.radix8.inverse),
-                        sub,
-                        self.deep_span(deep, s),
-                    );
+                    layers(Direction::Inverse, kit, sub, self.deep_span(deep, s));
                 }
             })?;
         }
@@ -656,6 +642,7 @@ impl Run<'_> {
                 log_rows: log_d,
                 block: 0,
             };
+            let kit = self.kit(&pass.radix8.inverse);
             run_range(pool, groups, 1, |range, ctx| {
                 ctx.with_scratch(group_words, |buf| {
                     for group in range {
@@ -666,12 +653,7 @@ impl Run<'_> {
                             // SAFETY: initialised; this group's rows are this task's alone.
                             unsafe { self.dst.read((base + i * step) * n, row) };
                         }
-                        layers(
-                            Direction::Inverse,
-                            self.kit(&pass.radix8.inverse),
-                            buf,
-                            span.at_block(block as u64),
-                        );
+                        layers(Direction::Inverse, kit, buf, span.at_block(block as u64));
                         // SAFETY: as above.
                         unsafe { self.scatter(buf, width, base, step) };
                     }
