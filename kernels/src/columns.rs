@@ -15,7 +15,7 @@
 //!   against 0.33 on 64-word ones. Rows streamed from L2 still gain from alignment, and there
 //!   the extra column is cheap: from [`LONG_ROW_WORDS`] words up it adds at most 1/32.
 //!
-//! Only 64-byte vectors (AVX-512) take a partial first column; narrower ones always start at
+//! Only 64-byte vectors (AVX-512) take a partial first column; shorter ones always start at
 //! the row's first word. Non-temporal stores need aligned columns whatever the policy.
 
 use serde::{Deserialize, Serialize};
@@ -138,7 +138,7 @@ mod tests {
     }
 
     #[test]
-    fn streams_and_narrow_vectors_ignore_the_policy() {
+    fn streams_and_short_vectors_ignore_the_policy() {
         let dst = two_words_in();
         for policy in ColumnStart::ALL {
             assert_eq!(policy.head(dst, 16, 8, true), 6, "{policy}");

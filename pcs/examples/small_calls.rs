@@ -11,7 +11,7 @@
 //! figure least disturbed by other load on a shared machine, the fastest round of each.
 
 use ntt_kernels::Backend;
-use ntt_pcs::plan::narrow::{Radix8Kernel, radix8_kernel};
+use ntt_pcs::plan::radix8_kernel::{Radix8Kernel, radix8_kernel};
 use ntt_pcs::{CommitParams, Encoder, Expansion, MessageLayout, Shape};
 use std::hint::black_box;
 use std::time::Instant;
@@ -95,7 +95,7 @@ fn main() {
         "lanes", "log_rows", "call µs", "kernels µs", "overhead", "plan µs", "call", "kernels", "overhead"
     );
     for lanes in lane_counts {
-        // 24 lanes: the 2^6 rows of the narrow table (1536 words).
+        // 24 lanes: the 2^6 rows of the few-lane table (1536 words).
         let log_rows = log_words - lanes.next_power_of_two().trailing_zeros().min(log_words - 2);
         let log_rows = if lanes == 24 { log_rows + 1 } else { log_rows };
         let shape = Shape::with_expansion(log_rows, lanes, 1, Expansion::Unbounded).expect("shape");

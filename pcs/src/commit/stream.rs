@@ -51,7 +51,7 @@ use ntt_verify::tree::{CHUNK_BYTES, TreeShape, parent_cv, root_hash};
 
 /// Default largest level hashed in one call, and the finest level whose chaining values are
 /// stored: 2^6 chunks = 64 KiB. A 16 KiB piece (the width of BLAKE3's AVX-512 path) leaves its 15
-/// parents to narrow compressions; larger pieces let BLAKE3 batch most of them. Thread CPU time
+/// parents to unbatched compressions; larger pieces let BLAKE3 batch most of them. Thread CPU time
 /// for 64 MiB in 512 KiB blocks, relative to `blake3::hash` of the same bytes
 /// (`benches/examples/hash_cpu_time.rs`, medians of 9): level 4 +11%, level 6 +3%, level 9 +3%.
 pub const DEFAULT_PIECE_LEVEL: u32 = 6;

@@ -15,7 +15,7 @@ use super::layers::{
     Direction, Kit, LayerSpan, Strided, forward_after_first_step, forward_first_step, forward_group, layers,
 };
 use super::rows::SharedRows;
-use crate::plan::narrow::KernelsByDepth;
+use crate::plan::radix8_kernel::KernelsByDepth;
 use crate::plan::{DeepPass, DeepSchedule, Gather, GatheredPass, MessageRead, Plan, Radix8Step};
 use crate::sink::GuardedSink;
 use crate::twiddle::Twiddles;

@@ -20,7 +20,7 @@ pub(crate) fn gather_lane_rows(
     debug_assert!(first_row + count <= msg_rows);
     debug_assert_eq!(dst.len(), count * lanes);
     if lanes < 8 {
-        // Narrow: no whole tile. One lane is already a row-major column; a few lanes are
+        // Few lanes: no whole tile. One lane is already a row-major column; a few lanes are
         // interleaved row by row (the lanes' runs are read in step, each sequentially).
         if lanes == 1 {
             dst.copy_from_slice(&msg[first_row..first_row + count]);

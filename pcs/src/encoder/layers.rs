@@ -7,8 +7,8 @@
 //! global view (the distance `2^depth` of the pair in the whole domain of 2^log_rows rows, and
 //! the global block index).
 
-use super::narrow;
-use crate::plan::narrow::{KernelsByDepth, Radix8Kernel};
+use super::across_blocks;
+use crate::plan::radix8_kernel::{KernelsByDepth, Radix8Kernel};
 use crate::plan::steps::{exceeds_l1, first_step_fits, first_step_segment_words, step_layers};
 use crate::twiddle::{Radix4Walk, Radix8Walk, TwiddleWalk, Twiddles};
 use ntt_kernels::{Backend, StridedRows};
@@ -169,7 +169,7 @@ fn step(direction: Direction, kit: Kit<'_>, buf: &mut [u64], step: Step) {
         ..
     } = step;
     if k == 3 && kit.kernels.at(step.depth) == Radix8Kernel::AcrossBlocks {
-        narrow::radix8_across(direction, kit, buf, step);
+        across_blocks::radix8_across(direction, kit, buf, step);
         return;
     }
     let blocks = buf.len() / block_words;
@@ -417,7 +417,8 @@ mod tests {
                 let sub_words = lanes << (log_rows - first);
                 let tw = Twiddles::polynomial();
                 for backend in Backend::available() {
-                    let steps = crate::plan::narrow::contiguous_steps(backend.kind(), lanes, first, log_rows);
+                    let steps =
+                        crate::plan::radix8_kernel::contiguous_steps(backend.kind(), lanes, first, log_rows);
                     let kit = Kit {
                         backend,
                         twiddles: &tw,

@@ -8,11 +8,11 @@
 //! Aliasing: the separate-message entry points take `&[u64]` and `&mut [MaybeUninit<u64>]`, which
 //! safe Rust cannot make overlap, so message and codeword are always distinct memory.
 
+mod across_blocks;
 mod builder;
 mod exec;
 mod lanes;
 mod layers;
-mod narrow;
 mod plan_cache;
 mod rows;
 mod split;

@@ -2,7 +2,7 @@
 //! reach the sink.
 
 use super::budget::Units;
-use super::narrow::{Radix8Steps, contiguous_steps};
+use super::radix8_kernel::{Radix8Steps, contiguous_steps};
 use super::schedule::{Context, DeepSchedule, deep_schedule};
 use super::{DeepBudget, DeepPass, MAX_LOG_RESIDUES, MIN_TASK_LOG_ROWS, SinkPlan, Source, ceil_log2};
 use ntt_kernels::BackendKind;
@@ -68,7 +68,7 @@ pub(crate) fn deep_pass(
 
 /// The deep pass as it runs: its schedule on `workers` workers and on the calling thread alone
 /// (rule: `schedule`: `deep_schedule`), and the kernel of each radix-8 step with `backend`'s
-/// kernels (rule: `narrow`: `radix8_kernel`).
+/// kernels (rule: `radix8_kernel`: `radix8_kernel`).
 pub(crate) fn scheduled(mut deep: DeepPass, cx: &Context, workers: usize, backend: BackendKind) -> DeepPass {
     let (n, first, end) = (cx.lanes, deep.first_layer, cx.log_rows);
     deep.schedule = deep_schedule(&deep, cx, workers);

@@ -2,7 +2,7 @@
 
 use super::budget::Units;
 use super::gate::{Gate, wide_residues};
-use super::narrow::{Radix8Steps, contiguous_steps, gathered_steps};
+use super::radix8_kernel::{Radix8Steps, contiguous_steps, gathered_steps};
 use super::{GatheredPass, PAGE_BYTES, PlanConfig, Source, TILE_FRACTION_OF_L2};
 use ntt_kernels::BackendKind;
 use serde::{Deserialize, Serialize};

@@ -35,7 +35,7 @@
 //! | sink blocks                  | `deep`: `sink_plan`                   |
 //! | deep schedule (loops, graph) | `schedule`: `deep_schedule`           |
 //! | radix steps and L1 blocks    | `steps`: `step_layers`, `exceeds_l1`  |
-//! | across-blocks last steps     | `narrow`: `radix8_kernel`             |
+//! | across-blocks last steps     | `radix8_kernel`: `radix8_kernel`      |
 //!
 //! Only the last rule depends on the backend kind (its vector width); the others see the
 //! same strided and contiguous groups on every backend. The kind need not run on this CPU.
@@ -46,8 +46,8 @@ mod deep;
 mod display;
 mod gate;
 mod gathered;
-pub mod narrow;
 mod placement;
+pub mod radix8_kernel;
 mod schedule;
 pub(crate) mod steps;
 
@@ -55,7 +55,7 @@ pub use config::{DeepBudget, PlanConfig};
 pub use display::bytes;
 pub use gate::GateReason;
 pub use gathered::Gather;
-pub use narrow::{Radix8Kernel, Radix8Step, Radix8Steps};
+pub use radix8_kernel::{Radix8Kernel, Radix8Step, Radix8Steps};
 pub use schedule::{DeepSchedule, MessageRead};
 
 use crate::shape::{MessageLayout, Shape};

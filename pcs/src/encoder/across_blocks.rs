@@ -1,9 +1,9 @@
 //! The across-blocks path of a radix-8 step: all of a buffer's small blocks in one call, where
-//! the plan says so (see [`crate::plan::narrow`]), with their twiddles given as block 0's and
+//! the plan says so (see [`crate::plan::radix8_kernel`]), with their twiddles given as block 0's and
 //! what each bit of the block index adds.
 
 use super::layers::{Direction, Kit, Step};
-use crate::plan::narrow::MAX_ACROSS_LOG_BLOCKS as MAX_LOG_BLOCKS;
+use crate::plan::radix8_kernel::MAX_ACROSS_LOG_BLOCKS as MAX_LOG_BLOCKS;
 use crate::twiddle::{Radix8Walk, Twiddles};
 
 /// Block `first_block`'s radix-8 twiddles and, for each bit k below `log_blocks`, what setting

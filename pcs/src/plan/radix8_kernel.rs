@@ -1,4 +1,4 @@
-//! The narrow-matrix rule: how each radix-8 step runs, from the shape of its blocks.
+//! The few-lane rule: how each radix-8 step runs, from the shape of its blocks.
 //!
 //! A step's contiguous group ([`ntt_kernels::Backend::radix8`]) vectorises along a block's
 //! segments, one broadcast twiddle per block. A segment is `lanes · 2^depth` words (the rows a
@@ -9,7 +9,7 @@
 //! ([`ntt_kernels::Backend::radix8_across`]) put one block in each vector lane instead, with a
 //! twiddle per lane. The choice is per step (per layer triple), so a 1-lane transform runs its
 //! early layers along the rows and only its last ones across blocks; at 8 lanes and more only
-//! the smallest steps on narrow vectors change.
+//! the smallest steps on short vectors change.
 //!
 //! The planner records each pass's choices ([`Radix8Step`]); the executor follows them.
 
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Radix8Kernel {
-    /// One call per block, vectors along its segments (the wide-matrix kernel).
+    /// One call per block, vectors along its segments (the kernel of matrices with many lanes).
     AlongSegments,
     /// One call for all blocks, a block per vector lane.
     AcrossBlocks,

@@ -1,4 +1,4 @@
-//! Narrow and odd lane counts (1–9, 24, 63, 64, 65) at every height from 2^0 to 2^16 rows: every
+//! Few and odd lane counts (1–9, 24, 63, 64, 65) at every height from 2^0 to 2^16 rows: every
 //! entry point (in place, row-major, lane-major), backend, worker count and plan family gives
 //! the reference codeword byte for byte. These are the shapes whose last layers run across
 //! blocks (segments shorter than a vector), so the per-step kernel choice is covered at every
@@ -60,7 +60,7 @@ fn check(lanes: usize, log_rows: u32, r: u32, enc: &Encoder, what: &str) {
 
 #[test]
 #[cfg_attr(miri, ignore = "large buffers")]
-fn narrow_and_odd_lane_counts_match_the_reference_at_every_height() {
+fn few_and_odd_lane_counts_match_the_reference_at_every_height() {
     let backends = common::backends();
     let pools = [pool(1), pool(2), pool(3)];
     let mut sampled = 0usize;
