@@ -139,7 +139,7 @@ fn best_batch_table() {
     println!("best of 300 batches, ns per lane-butterfly (rows in L1)");
     println!("{:<10} {:>10} {:>10}", "backend", "butterfly", "radix8");
     for backend in Backend::available() {
-        let calls = if backend.vector_lanes() == 1 { 2 } else { 50 };
+        let calls = if backend.vector_width() == 1 { 2 } else { 50 };
         let mut pair = seeded_words(2 * BUTTERFLY_WORDS, 3);
         let butterfly = best_batch(300, calls, BUTTERFLY_WORDS, || {
             let (u, v) = pair.split_at_mut(BUTTERFLY_WORDS);

@@ -3,7 +3,7 @@
 //! core issues, not their latency:
 //!
 //! - `carry-less`: the kernels' product, two VPCLMULQDQ, two unpacks, and the one-fold
-//!   reduction by shifts and a 16-entry byte table (`lanes/mod.rs`, `Lanes::mul_add`);
+//!   reduction by shifts and a 16-entry byte table (`simd/mod.rs`, `FieldVec::mul_add`);
 //! - `carry-less, reduced by carry-less`: the same products, reduced by two more carry-less
 //!   multiplies by 0x1B per half instead of shifts and the table;
 //! - `GFNI, byte-transposed`: the elements stored byte-sliced (word `i` of the vector holds byte
@@ -15,7 +15,7 @@
 //!   `(1 + x^3)` and its 3-bit spill folded back by a shift and an add instead of the byte table
 //!   (the formulation Plonky3's `Poly64` kernel uses): one shuffle fewer, one add more;
 //! - `carry-less, halves sorted by one swap`: the two unpacks that sort the products' halves
-//!   into element order replaced by one in-lane swap and three blends (on cores where unpacks,
+//!   into element order replaced by one swap within 128-bit quarters and three blends (on cores where unpacks,
 //!   shifts and byte shuffles share two ports, to move work to the cheaper ports).
 //!
 //! Every variant is first checked against the bitwise reference product.
@@ -68,7 +68,7 @@ mod x86 {
         _mm512_ternarylogic_epi64::<0x96>(lo, c, _mm512_slli_epi64::<3>(c))
     }
 
-    /// Eight products `v·t` as [`carry_less`], the halves sorted by one in-lane swap and three
+    /// Eight products `v·t` as [`carry_less`], the halves sorted by one swap within 128-bit quarters and three
     /// blends: `(odd lo, even hi)` pairs swapped in place land where the unpacks would put them.
     #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
     fn carry_less_swapped(v: __m512i, t: __m512i, table: __m512i) -> __m512i {
@@ -153,7 +153,7 @@ mod x86 {
         x
     }
 
-    /// [`spill`] in every 128-bit lane.
+    /// [`spill`] in every 128-bit quarter.
     #[target_feature(enable = "avx512f")]
     fn spill_table() -> __m512i {
         let bytes = spill();

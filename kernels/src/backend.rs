@@ -10,8 +10,8 @@
 use crate::columns::ColumnStart;
 use crate::dispatch;
 use crate::field::Gf64;
-use crate::lanes;
 use crate::scalar;
+use crate::simd;
 use crate::strided::StridedRows;
 use crate::transpose;
 use serde::{Deserialize, Serialize};
@@ -20,15 +20,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendKind {
-    /// Any CPU: integer-multiply carry-less products, one lane at a time.
+    /// Any CPU: integer-multiply carry-less products, one word at a time.
     Portable,
-    /// x86_64 with SSSE3 + PCLMULQDQ: 2 lanes per 128-bit register.
+    /// x86_64 with SSSE3 + PCLMULQDQ: 2 words per 128-bit register.
     Pclmul,
-    /// x86_64 with AVX2 + VPCLMULQDQ: 4 lanes per 256-bit register.
+    /// x86_64 with AVX2 + VPCLMULQDQ: 4 words per 256-bit register.
     Avx2,
-    /// x86_64 with AVX-512F/BW + VPCLMULQDQ: 8 lanes per 512-bit register.
+    /// x86_64 with AVX-512F/BW + VPCLMULQDQ: 8 words per 512-bit register.
     Avx512,
-    /// aarch64 with NEON + PMULL (`aes`): 2 lanes per 128-bit register.
+    /// aarch64 with NEON + PMULL (`aes`): 2 words per 128-bit register.
     Neon,
 }
 
@@ -47,14 +47,21 @@ impl BackendKind {
         }
     }
 
-    /// Lanes (words) per vector register of the kind's kernels (1 for portable).
-    pub const fn vector_lanes(self) -> usize {
+    /// Words per vector register of the kind's kernels (1 for portable).
+    pub const fn vector_width(self) -> usize {
         match self {
             Self::Portable => 1,
             Self::Pclmul | Self::Neon => 2,
             Self::Avx2 => 4,
             Self::Avx512 => 8,
         }
+    }
+
+    /// The former name of [`BackendKind::vector_width`].
+    #[deprecated(note = "renamed to `vector_width`")]
+    #[doc(hidden)]
+    pub const fn vector_lanes(self) -> usize {
+        self.vector_width()
     }
 
     /// Whether this CPU has the features the kind needs (a run-time query; cached by std).
@@ -176,7 +183,7 @@ impl Backend {
     pub fn detect() -> Self {
         Self::available()
             .into_iter()
-            .max_by_key(|b| b.vector_lanes())
+            .max_by_key(|b| b.vector_width())
             .unwrap_or_else(Self::portable)
     }
 
@@ -254,9 +261,16 @@ impl Backend {
         self.kind.name()
     }
 
-    /// Lanes per vector register (1 for portable); a hint for tile sizes.
+    /// Words per vector register (1 for portable); a hint for tile sizes.
+    pub const fn vector_width(self) -> usize {
+        self.kind.vector_width()
+    }
+
+    /// The former name of [`Backend::vector_width`].
+    #[deprecated(note = "renamed to `vector_width`")]
+    #[doc(hidden)]
     pub const fn vector_lanes(self) -> usize {
-        self.kind.vector_lanes()
+        self.vector_width()
     }
 
     /// One field product with this backend's scalar carry-less multiplier (PCLMULQDQ on the x86
@@ -400,7 +414,7 @@ impl Backend {
     /// as one short run from each of many lanes. A hint: it changes no memory.
     pub fn prefetch_l2(self, words: &[u64]) {
         for line in words.chunks(8) {
-            lanes::prefetch_line(line.as_ptr(), lanes::CacheLevel::L2);
+            simd::prefetch_line(line.as_ptr(), simd::CacheLevel::L2);
         }
     }
 

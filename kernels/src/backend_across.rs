@@ -1,5 +1,5 @@
 //! [`Backend`]'s across-blocks radix-8 groups: many small blocks per call, one block per vector
-//! lane (see [`crate::across`]).
+//! slot (see [`crate::across`]).
 
 use crate::{Backend, BackendKind, across, dispatch_across};
 
@@ -29,8 +29,8 @@ impl Backend {
     /// with block b's twiddles `tw0 ⊕ Σ_{k ∈ bits(b)} steps[k]` (XOR per twiddle; the
     /// transform's twiddles are affine in the block index this way).
     ///
-    /// Meant for segments shorter than a vector (`seg < vector_lanes()`, the last layers of a
-    /// matrix with few lanes): SIMD backends put one block in each vector lane (register tile
+    /// Meant for segments shorter than a vector (`seg < vector_width()`, the last layers of a
+    /// matrix with few lanes): SIMD backends put one block in each vector slot (register tile
     /// transposes into an L1 scratch), where [`Backend::radix8`] would leave most of every vector
     /// idle; the portable backend runs the blocks one by one. Identical bytes either way.
     ///

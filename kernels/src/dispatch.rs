@@ -4,7 +4,7 @@
 
 /// Stamps out the entry points of one ISA.
 macro_rules! entry_points {
-    ($(#[$doc:meta])* $isa:ident, $lanes:ty $(, features = $features:literal)?) => {
+    ($(#[$doc:meta])* $isa:ident, $simd:ty $(, features = $features:literal)?) => {
         $(#[$doc])*
         pub(crate) mod $isa {
             use crate::rows;
@@ -15,7 +15,7 @@ macro_rules! entry_points {
             pub(crate) unsafe fn mul_row(row: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
                 // SAFETY: this function's contract is `rows::mul_row`'s (the CPU has this ISA's features
                 // and the callee's preconditions on its arguments hold), passed on unchanged.
-                unsafe { rows::mul_row::<$lanes>(row, t, columns) }
+                unsafe { rows::mul_row::<$simd>(row, t, columns) }
             }
 
             /// # Safety
@@ -24,7 +24,7 @@ macro_rules! entry_points {
             pub(crate) unsafe fn butterfly(u: &mut [u64], v: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
                 // SAFETY: this function's contract is `rows::butterfly`'s (the CPU has this ISA's features
                 // and the callee's preconditions on its arguments hold), passed on unchanged.
-                unsafe { rows::butterfly::<$lanes>(u, v, t, columns) }
+                unsafe { rows::butterfly::<$simd>(u, v, t, columns) }
             }
 
             /// # Safety
@@ -33,7 +33,7 @@ macro_rules! entry_points {
             pub(crate) unsafe fn inverse_butterfly(u: &mut [u64], v: &mut [u64], t: u64, columns: crate::columns::ColumnStart) {
                 // SAFETY: this function's contract is `rows::inverse_butterfly`'s (the CPU has this ISA's features
                 // and the callee's preconditions on its arguments hold), passed on unchanged.
-                unsafe { rows::inverse_butterfly::<$lanes>(u, v, t, columns) }
+                unsafe { rows::inverse_butterfly::<$simd>(u, v, t, columns) }
             }
 
             /// # Safety
@@ -42,7 +42,7 @@ macro_rules! entry_points {
             pub(crate) unsafe fn radix4(block: &mut [u64], tw: [u64; 3], columns: crate::columns::ColumnStart) {
                 // SAFETY: this function's contract is `rows::radix4`'s (the CPU has this ISA's features
                 // and the callee's preconditions on its arguments hold), passed on unchanged.
-                unsafe { rows::radix4::<$lanes>(block, tw, columns) }
+                unsafe { rows::radix4::<$simd>(block, tw, columns) }
             }
 
             /// # Safety
@@ -51,7 +51,7 @@ macro_rules! entry_points {
             pub(crate) unsafe fn inverse_radix4(block: &mut [u64], tw: [u64; 3], columns: crate::columns::ColumnStart) {
                 // SAFETY: this function's contract is `rows::inverse_radix4`'s (the CPU has this ISA's features
                 // and the callee's preconditions on its arguments hold), passed on unchanged.
-                unsafe { rows::inverse_radix4::<$lanes>(block, tw, columns) }
+                unsafe { rows::inverse_radix4::<$simd>(block, tw, columns) }
             }
 
             /// # Safety
@@ -60,7 +60,7 @@ macro_rules! entry_points {
             pub(crate) unsafe fn radix8(block: &mut [u64], tw: [u64; 7], columns: crate::columns::ColumnStart) {
                 // SAFETY: this function's contract is `rows::radix8`'s (the CPU has this ISA's features
                 // and the callee's preconditions on its arguments hold), passed on unchanged.
-                unsafe { rows::radix8::<$lanes>(block, tw, columns) }
+                unsafe { rows::radix8::<$simd>(block, tw, columns) }
             }
 
             /// # Safety
@@ -69,7 +69,7 @@ macro_rules! entry_points {
             pub(crate) unsafe fn inverse_radix8(block: &mut [u64], tw: [u64; 7], columns: crate::columns::ColumnStart) {
                 // SAFETY: this function's contract is `rows::inverse_radix8`'s (the CPU has this ISA's features
                 // and the callee's preconditions on its arguments hold), passed on unchanged.
-                unsafe { rows::inverse_radix8::<$lanes>(block, tw, columns) }
+                unsafe { rows::inverse_radix8::<$simd>(block, tw, columns) }
             }
 
             /// # Safety
@@ -83,7 +83,7 @@ macro_rules! entry_points {
             ) {
                 // SAFETY: this function's contract is `rows::radix_rows`'s (the CPU has this ISA's
                 // features and the rows are valid as it requires), passed on unchanged.
-                unsafe { rows::radix_rows::<$lanes>(rows, tw, stream, columns) }
+                unsafe { rows::radix_rows::<$simd>(rows, tw, stream, columns) }
             }
 
             /// # Safety
@@ -92,14 +92,14 @@ macro_rules! entry_points {
             pub(crate) unsafe fn copy_rows(dst: *mut u64, src: &[u64], stream: bool) {
                 // SAFETY: this function's contract is `rows::copy_rows`'s (the CPU has this ISA's features
                 // and the callee's preconditions on its arguments hold), passed on unchanged.
-                unsafe { rows::copy_rows::<$lanes>(dst, src, stream) }
+                unsafe { rows::copy_rows::<$simd>(dst, src, stream) }
             }
 
             /// # Safety
             /// None beyond the CPU having this ISA's features.
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn stream_fence() {
-                <$lanes as crate::lanes::Lanes>::stream_fence()
+                <$simd as crate::simd::FieldVec>::stream_fence()
             }
 
             /// # Safety
@@ -108,7 +108,7 @@ macro_rules! entry_points {
             pub(crate) unsafe fn copy_streaming(dst: &mut [u64], src: &[u64]) {
                 // SAFETY: this function's contract is `rows::copy_streaming`'s (the CPU has this ISA's features
                 // and the callee's preconditions on its arguments hold), passed on unchanged.
-                unsafe { rows::copy_streaming::<$lanes>(dst, src) }
+                unsafe { rows::copy_streaming::<$simd>(dst, src) }
             }
         }
     };
@@ -117,7 +117,7 @@ macro_rules! entry_points {
 entry_points!(
     /// Integer-multiply carry-less products; no features needed.
     portable_clmul,
-    crate::lanes::portable::Portable
+    crate::simd::portable::Portable
 );
 
 entry_points!(
@@ -125,15 +125,15 @@ entry_points!(
     /// integer-multiply module's is the same loop with non-temporal stores on x86.)
     #[expect(dead_code, reason = "the streaming copy is the integer-multiply module's")]
     portable_table,
-    crate::lanes::portable_table::PortableTable
+    crate::simd::portable_table::PortableTable
 );
 
 /// The portable backend: nibble tables for rows of at least
-/// [`MIN_LANES`](crate::lanes::portable_table::MIN_LANES) lanes, where building them pays off,
+/// [`MIN_LANES`](crate::simd::portable_table::MIN_LANES) lanes, where building them pays off,
 /// integer-multiply products below. Both give identical bits.
 pub(crate) mod portable {
     use super::{portable_clmul as clmul, portable_table as table};
-    use crate::lanes::portable_table::MIN_LANES;
+    use crate::simd::portable_table::MIN_LANES;
 
     /// # Safety
     /// None beyond the kernel's own (kept `unsafe` to match the other ISAs).
@@ -297,7 +297,7 @@ pub(crate) mod portable {
 entry_points!(
     /// 128-bit PCLMULQDQ.
     pclmul,
-    crate::lanes::sse::Sse,
+    crate::simd::sse::Sse,
     features = "sse2,ssse3,pclmulqdq"
 );
 
@@ -305,7 +305,7 @@ entry_points!(
 entry_points!(
     /// 256-bit AVX2 + VPCLMULQDQ.
     avx2,
-    crate::lanes::avx2::Avx2,
+    crate::simd::avx2::Avx2,
     features = "avx2,pclmulqdq,vpclmulqdq"
 );
 
@@ -313,7 +313,7 @@ entry_points!(
 entry_points!(
     /// 512-bit AVX-512F/BW + VPCLMULQDQ.
     avx512,
-    crate::lanes::avx512::Avx512,
+    crate::simd::avx512::Avx512,
     features = "avx512f,avx512bw,vpclmulqdq"
 );
 
@@ -321,6 +321,6 @@ entry_points!(
 entry_points!(
     /// 128-bit NEON + PMULL.
     neon,
-    crate::lanes::neon::Neon,
+    crate::simd::neon::Neon,
     features = "neon,aes"
 );

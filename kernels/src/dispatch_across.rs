@@ -4,7 +4,7 @@
 
 /// Stamps out one ISA's entry points.
 macro_rules! across_entry_points {
-    ($(#[$doc:meta])* $isa:ident, $lanes:ty, features = $features:literal) => {
+    ($(#[$doc:meta])* $isa:ident, $simd:ty, features = $features:literal) => {
         $(#[$doc])*
         pub(crate) mod $isa {
             use crate::across;
@@ -21,7 +21,7 @@ macro_rules! across_entry_points {
                 // SAFETY: this function's contract is `across::radix8_across`'s (the CPU has this
                 // ISA's features and the callee's preconditions on its arguments hold), passed on
                 // unchanged.
-                unsafe { across::radix8_across::<$lanes, false>(buf, seg, tw0, steps) }
+                unsafe { across::radix8_across::<$simd, false>(buf, seg, tw0, steps) }
             }
 
             /// # Safety
@@ -36,7 +36,7 @@ macro_rules! across_entry_points {
                 // SAFETY: this function's contract is `across::radix8_across`'s (the CPU has this
                 // ISA's features and the callee's preconditions on its arguments hold), passed on
                 // unchanged.
-                unsafe { across::radix8_across::<$lanes, true>(buf, seg, tw0, steps) }
+                unsafe { across::radix8_across::<$simd, true>(buf, seg, tw0, steps) }
             }
         }
     };
@@ -46,7 +46,7 @@ macro_rules! across_entry_points {
 across_entry_points!(
     /// 128-bit PCLMULQDQ.
     pclmul,
-    crate::lanes::sse::Sse,
+    crate::simd::sse::Sse,
     features = "sse2,ssse3,pclmulqdq"
 );
 
@@ -54,7 +54,7 @@ across_entry_points!(
 across_entry_points!(
     /// 256-bit AVX2 + VPCLMULQDQ.
     avx2,
-    crate::lanes::avx2::Avx2,
+    crate::simd::avx2::Avx2,
     features = "avx2,pclmulqdq,vpclmulqdq"
 );
 
@@ -62,7 +62,7 @@ across_entry_points!(
 across_entry_points!(
     /// 512-bit AVX-512F/BW + VPCLMULQDQ.
     avx512,
-    crate::lanes::avx512::Avx512,
+    crate::simd::avx512::Avx512,
     features = "avx512f,avx512bw,vpclmulqdq"
 );
 
@@ -70,6 +70,6 @@ across_entry_points!(
 across_entry_points!(
     /// 128-bit NEON + PMULL.
     neon,
-    crate::lanes::neon::Neon,
+    crate::simd::neon::Neon,
     features = "neon,aes"
 );

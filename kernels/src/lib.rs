@@ -4,7 +4,7 @@
 //! the coefficient of x^i. [`Gf64`] is the scalar type. [`Backend`] is a row-kernel implementation
 //! chosen once at run time ([`Backend::detect`], or [`Backend::from_env`] to honour
 //! `NTT_BACKEND=portable|pclmul|avx2|avx512|neon`) and stored by the caller; every kernel works on
-//! slices of `u64` lanes of any length and alignment.
+//! `u64` slices of any length and alignment.
 //!
 //! ```
 //! use ntt_kernels::{Backend, Gf64};
@@ -16,7 +16,7 @@
 //! assert_eq!(v[0], 4 ^ u[0]);
 //! ```
 //!
-//! Each kernel is written once, generic over a small per-ISA lane trait (carry-less multiply, XOR,
+//! Each kernel is written once, generic over a small per-ISA vector trait (carry-less multiply, XOR,
 //! shifts, loads and stores with masked or buffered tails), and
 //! instantiated inside one `#[target_feature]` entry point per ISA. [`reference`](mod@reference) holds the
 //! obviously correct scalar code every fast path is tested against.
@@ -31,11 +31,11 @@ mod dispatch;
 mod dispatch_across;
 mod field;
 mod groups;
-mod lanes;
 mod names;
 pub mod reference;
 mod rows;
 mod scalar;
+mod simd;
 mod strided;
 mod transpose;
 

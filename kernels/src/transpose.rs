@@ -12,7 +12,7 @@ pub(crate) fn transpose8x8_scalar(src: &[u64], src_stride: usize, dst: &mut [u64
 }
 
 /// The same transpose in eight zmm registers: 64-bit unpacks pair up rows, then two rounds of
-/// 128-bit lane shuffles (`0x88` takes lanes 0 and 2 of each source, `0xDD` lanes 1 and 3) finish
+/// 128-bit quarter shuffles (`0x88` takes quarters 0 and 2 of each source, `0xDD` 1 and 3) finish
 /// the columns. 8 loads, 24 shuffles, 8 stores.
 ///
 /// # Safety
@@ -32,7 +32,7 @@ pub(crate) unsafe fn transpose8x8_avx512(
         // SAFETY: row i of the source tile is readable (caller contract).
         *row = unsafe { _mm512_loadu_si512(src.wrapping_add(i * src_stride).cast()) };
     }
-    // Step 1, within 128-bit lanes: lo_k = [r2k[0], r2k+1[0], r2k[2], r2k+1[2], ...].
+    // Step 1, within 128-bit quarters: lo_k = [r2k[0], r2k+1[0], r2k[2], r2k+1[2], ...].
     let mut lo = [_mm512_setzero_si512(); 4];
     let mut hi = [_mm512_setzero_si512(); 4];
     for k in 0..4 {

@@ -25,7 +25,7 @@ fn detection_is_consistent() {
     assert!(all.contains(&Backend::detect()));
     for b in &all {
         assert_eq!(Backend::new(b.kind()), Ok(*b));
-        assert!(b.vector_lanes() <= Backend::detect().vector_lanes());
+        assert!(b.vector_width() <= Backend::detect().vector_width());
     }
     for kind in BackendKind::ALL {
         if !all.iter().any(|b| b.kind() == kind) {

@@ -52,7 +52,7 @@ fn inverses_match_vectors() {
 fn products_match_vectors_on_every_backend() {
     let v = vectors();
     for b in Backend::available() {
-        // All left operands as one row per twiddle: every lane position and the tails.
+        // All left operands as one row per twiddle: every vector slot and the tails.
         let mut twiddles: Vec<u64> = v.mul.iter().map(|m| m.1).collect();
         twiddles.dedup();
         for t in twiddles {

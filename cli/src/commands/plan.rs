@@ -33,7 +33,7 @@ a 2 MiB L2 per worker:
                      graph-first-steps or graph (in-place message: a task graph), split×p
                      (few large tasks cut into p first-step pieces each)
   across@l           (inside a pass) its radix-8 steps from layer l on run across blocks,
-                     a block per vector lane (short segments of few-lane matrices)
+                     a block per vector slot (short segments of few-lane matrices)
   replicate          every layer is a copy (rate only, nothing to transform)
   wide | narrow      the gate: several adjacent residues per group, or one
   sink 2^s rows      the hasher takes finished rows in blocks of 2^s while they are in

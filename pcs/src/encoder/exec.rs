@@ -10,7 +10,7 @@
 //! split on demand (`ThreadPool::try_for_each`); only a deep pass over an in-place
 //! message is a graph, because its replica-0 tasks must wait for the tasks that read them.
 
-use super::lanes::{gather_lane_rows, prefetch_lane_rows};
+use super::lane_major::{gather_lane_rows, prefetch_lane_rows};
 use super::layers::{
     Direction, Kit, LayerSpan, Strided, forward_after_first_step, forward_first_step, forward_group, layers,
 };

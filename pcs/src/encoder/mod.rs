@@ -11,7 +11,7 @@
 mod across_blocks;
 mod builder;
 mod exec;
-mod lanes;
+mod lane_major;
 mod layers;
 mod plan_cache;
 mod rows;

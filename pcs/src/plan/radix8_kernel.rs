@@ -6,8 +6,8 @@
 //! shorter than a vector: one lane's last three layers have 1-word segments, and most of every
 //! vector (7 of 8 words on AVX-512) would be idle or masked while each call pays its setup for
 //! one block of 8 words. There the across-blocks groups
-//! ([`ntt_kernels::Backend::radix8_across`]) put one block in each vector lane instead, with a
-//! twiddle per lane. The choice is per step (per layer triple), so a 1-lane transform runs its
+//! ([`ntt_kernels::Backend::radix8_across`]) put one block in each vector slot instead, with a
+//! twiddle per slot. The choice is per step (per layer triple), so a 1-lane transform runs its
 //! early layers along the rows and only its last ones across blocks; at 8 lanes and more only
 //! the smallest steps on short vectors change.
 //!
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 pub enum Radix8Kernel {
     /// One call per block, vectors along its segments (the kernel of matrices with many lanes).
     AlongSegments,
-    /// One call for all blocks, a block per vector lane.
+    /// One call for all blocks, a block per vector slot.
     AcrossBlocks,
 }
 
@@ -73,7 +73,7 @@ pub(crate) const MAX_ACROSS_LOG_BLOCKS: usize = 24;
 /// kernels' twiddle pattern). The portable backend has one word per vector: its segments are
 /// never short.
 pub fn radix8_kernel(backend: BackendKind, seg_words: usize, blocks: usize) -> Radix8Kernel {
-    let vector = backend.vector_lanes();
+    let vector = backend.vector_width();
     if vector > 1
         && seg_words < 2 * vector
         && seg_words <= Backend::MAX_ACROSS_SEGMENT
@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn short_segments_go_across_blocks_on_vector_backends() {
         for backend in BackendKind::ALL {
-            let w = backend.vector_lanes();
+            let w = backend.vector_width();
             let expect_across = backend != BackendKind::Portable;
             for seg in 1..2 * w {
                 assert_eq!(

@@ -33,7 +33,7 @@ pub(crate) fn backends() -> Vec<Backend> {
     Backend::available()
         .into_iter()
         .flat_map(|b| {
-            let starts: &[ColumnStart] = if b.vector_lanes() == 8 {
+            let starts: &[ColumnStart] = if b.vector_width() == 8 {
                 &ColumnStart::ALL
             } else {
                 &[ColumnStart::Line]

@@ -50,7 +50,7 @@ pub(crate) fn hash_many<H: RowHash>(bytes: &[u8], out: &mut [[u8; 32]]) {
         return;
     }
     // Groups of about 8 KiB of messages, whole SIMD batches, as Plonky3's `SerializingHasher`
-    // hands them to its hasher: a group stays in L1 while its lanes run, where one call on an
+    // hands them to its hasher: a group stays in L1 while its batches run, where one call on an
     // encoder's block of rows (up to 512 KiB) would stream it.
     let message = bytes.len() / out.len();
     let group = (GROUP_BYTES / message).max(1).next_multiple_of(H::LANES.max(1));

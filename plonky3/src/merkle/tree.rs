@@ -14,8 +14,8 @@
 //!
 //! Leaves and nodes are hashed in parallel on the engine's pool: each task hands one
 //! `hash_many` call a run of equal-length messages already back to back in memory (a run of rows
-//! of a dense matrix, or a run of child pairs of the layer below), so the hasher fills its SIMD
-//! lanes.
+//! of a dense matrix, or a run of child pairs of the layer below), so the hasher fills its vector
+//! slots.
 
 use super::fused::FusedLeaves;
 use super::hash::{RowHash, hash_id, hash_many};
@@ -50,7 +50,7 @@ const LEAF_TASK_BYTES: usize = 64 << 10;
 
 /// Rows of a leaf task are a multiple of this: the widest many-message batch (`p3_blake3` runs 32
 /// messages side by side on x86-64, `p3_keccak` 8).
-const LEAF_LANES: usize = 32;
+const LEAF_BATCH: usize = 32;
 
 /// Picoseconds of hashing per byte, about (Keccak-256 on 8 AVX-512 lanes runs near 1 GB/s per
 /// core): only to decide whether a tree is worth handing to the pool's workers at all.
@@ -203,7 +203,7 @@ fn hash_rows<H: RowHash, M: Matrix<Poly64>>(
 fn leaf_rows_per_task(row_bytes: usize) -> usize {
     (LEAF_TASK_BYTES / row_bytes.max(1))
         .max(1)
-        .next_multiple_of(LEAF_LANES)
+        .next_multiple_of(LEAF_BATCH)
 }
 
 /// Builds every digest layer of `matrices` (their heights checked by [`check_heights`]), leaves

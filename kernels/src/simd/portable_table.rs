@@ -6,14 +6,14 @@
 //! costs about 300 word operations, so [`crate::dispatch`] uses it only for rows of at least
 //! [`MIN_LANES`] lanes and the integer-multiply path ([`super::portable`]) below that.
 
-use super::{Lanes, Unreduced};
+use super::{FieldVec, Unreduced};
 use crate::scalar;
 
 /// The row length (lanes per row or segment) from which the table pays for its construction;
 /// below it the integer-multiply product is faster.
 pub(crate) const MIN_LANES: usize = 16;
 
-/// `TABLE[i][k] = k·x^{4i}·t mod f`, with `t` kept for [`Lanes::clmul`].
+/// `TABLE[i][k] = k·x^{4i}·t mod f`, with `t` kept for [`FieldVec::clmul`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NibbleTable {
     t: u64,
@@ -49,11 +49,11 @@ impl NibbleTable {
     }
 }
 
-/// One lane in a general-purpose register.
+/// One word in a general-purpose register.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PortableTable(u64);
 
-impl Lanes for PortableTable {
+impl FieldVec for PortableTable {
     const WIDTH: usize = 1;
     type Twiddle = NibbleTable;
 

@@ -1,6 +1,6 @@
-//! Two lanes per `uint64x2_t`, PMULL/PMULL2 products (the `aes` feature), shift spill.
+//! Two words per `uint64x2_t`, PMULL/PMULL2 products (the `aes` feature), shift spill.
 
-use super::{Lanes, Unreduced};
+use super::{FieldVec, Unreduced};
 use core::arch::aarch64::*;
 
 /// Two field elements. Exists only on CPUs with NEON and the PMULL instructions (`aes`) (see
@@ -54,7 +54,7 @@ fn shl3(a: uint64x2_t) -> uint64x2_t {
     vshlq_n_u64::<3>(a)
 }
 
-impl Lanes for Neon {
+impl FieldVec for Neon {
     const WIDTH: usize = 2;
     type Twiddle = u64;
 
@@ -82,7 +82,7 @@ impl Lanes for Neon {
         Self(unsafe { xor(self.0, other.0) })
     }
 
-    /// Lane 0's 128-bit product in one register, lane 1's in the other.
+    /// Slot 0's 128-bit product in one register, slot 1's in the other.
     #[inline(always)]
     fn products(self, t: u64) -> Unreduced<Self> {
         // SAFETY: a value exists only where the CPU has NEON and `aes`.
@@ -118,7 +118,7 @@ impl Lanes for Neon {
 
 #[target_feature(enable = "neon,aes")]
 #[inline]
-fn clmul_lanes(v: uint64x2_t, t: uint64x2_t) -> (uint64x2_t, uint64x2_t) {
+fn clmul_slots(v: uint64x2_t, t: uint64x2_t) -> (uint64x2_t, uint64x2_t) {
     let p0 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(v), vgetq_lane_u64::<0>(t)));
     let p1 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<1>(v), vgetq_lane_u64::<1>(t)));
     split_each(p0, p1)
@@ -126,9 +126,9 @@ fn clmul_lanes(v: uint64x2_t, t: uint64x2_t) -> (uint64x2_t, uint64x2_t) {
 
 impl super::across::AcrossBlocks for Neon {
     #[inline(always)]
-    fn clmul_lanes(self, t: Self) -> (Self, Self) {
+    fn clmul_slots(self, t: Self) -> (Self, Self) {
         // SAFETY: a value exists only where the CPU has NEON and `aes`.
-        let (lo, hi) = unsafe { clmul_lanes(self.0, t.0) };
+        let (lo, hi) = unsafe { clmul_slots(self.0, t.0) };
         (Self(lo), Self(hi))
     }
 

@@ -1,6 +1,6 @@
-//! Four lanes per `__m256i`, VPCLMULQDQ products, byte-shuffle spill with a broadcast table.
+//! Four words per `__m256i`, VPCLMULQDQ products, byte-shuffle spill with a broadcast table.
 
-use super::{FOLDED_SPILL, Lanes, Unreduced};
+use super::{FOLDED_SPILL, FieldVec, Unreduced};
 use core::arch::x86_64::*;
 
 /// Four field elements. Exists only on CPUs with AVX2 and VPCLMULQDQ (see the module docs of
@@ -55,7 +55,7 @@ fn shl3(a: __m256i) -> __m256i {
     _mm256_slli_epi64::<3>(a)
 }
 
-impl Lanes for Avx2 {
+impl FieldVec for Avx2 {
     const WIDTH: usize = 4;
     const PAIRED_COLUMNS: bool = true;
     type Twiddle = __m256i;
@@ -97,7 +97,7 @@ impl Lanes for Avx2 {
         Self(unsafe { xor(self.0, other.0) })
     }
 
-    /// Even lanes' 128-bit products in one register, odd lanes' in the other.
+    /// Even slots' 128-bit products in one register, odd slots' in the other.
     #[inline(always)]
     fn products(self, t: __m256i) -> Unreduced<Self> {
         // SAFETY: a value exists only where the CPU has the features.
@@ -150,8 +150,8 @@ fn transpose4x4(r: [__m256i; 4]) -> [__m256i; 4] {
 
 impl super::across::AcrossBlocks for Avx2 {
     #[inline(always)]
-    fn clmul_lanes(self, t: Self) -> (Self, Self) {
-        // The even/odd products already take each lane's own word of `t`.
+    fn clmul_slots(self, t: Self) -> (Self, Self) {
+        // The even/odd products already take each slot's own word of `t`.
         self.clmul(t.0)
     }
 

@@ -1,14 +1,14 @@
 //! One field element per "vector": the integer-multiply carry-less product of
 //! [`crate::scalar`], for CPUs without a carry-less multiplier.
 
-use super::{Lanes, Unreduced};
+use super::{FieldVec, Unreduced};
 use crate::scalar::{self, SplitOperand};
 
-/// One lane in a general-purpose register.
+/// One word in a general-purpose register.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Portable(u64);
 
-impl Lanes for Portable {
+impl FieldVec for Portable {
     const WIDTH: usize = 1;
     type Twiddle = SplitOperand;
 

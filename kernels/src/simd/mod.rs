@@ -1,8 +1,8 @@
-//! The per-ISA lane trait and the field product written once over it.
+//! The per-ISA vector trait and the field product written once over it.
 //!
-//! A [`Lanes`] value is a vector of `WIDTH` field elements. The adapters (`portable`, `sse`,
+//! A [`FieldVec`] value is a vector of `WIDTH` field elements. The adapters (`portable`, `sse`,
 //! `avx2`, `avx512`, `neon`) only wrap instructions; the product, the reduction and the row
-//! kernels in [`crate::rows`] are generic. A SIMD `Lanes` value can only be made by the unsafe
+//! kernels in [`crate::rows`] are generic. A SIMD `FieldVec` value can only be made by the unsafe
 //! constructors (`twiddle`, `load`, `load_partial`), whose contract is that the CPU has the
 //! adapter's features; so holding a value proves the features, and the safe methods rely on it.
 //!
@@ -53,7 +53,7 @@ pub(crate) fn prefetch_line(p: *const u64, level: CacheLevel) {
     let _ = (p, level);
 }
 
-/// The most lanes any adapter has; partial columns go through a buffer this long.
+/// The most words any adapter's vector holds; partial columns go through a buffer this long.
 pub(crate) const MAX_WIDTH: usize = 8;
 
 /// `FOLDED_SPILL[n] = g(n ^ (n>>1) ^ (n>>3))` with `g(s) = s ^ s<<1 ^ s<<3 ^ s<<4`: the spill
@@ -73,12 +73,12 @@ pub(crate) const FOLDED_SPILL: [u8; 16] = {
 };
 
 /// Carry-less products of a vector by a twiddle, not yet reduced: the two registers of
-/// [`Lanes::products`]. Reduction is linear, so a sum of products is the XOR of their registers
-/// and needs one reduction ([`Lanes::reduce_add`]) instead of one per product.
+/// [`FieldVec::products`]. Reduction is linear, so a sum of products is the XOR of their registers
+/// and needs one reduction ([`FieldVec::reduce_add`]) instead of one per product.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Unreduced<L>(pub(crate) L, pub(crate) L);
+pub(crate) struct Unreduced<V>(pub(crate) V, pub(crate) V);
 
-impl<L: Lanes> Unreduced<L> {
+impl<V: FieldVec> Unreduced<V> {
     /// The sum of two sums of products.
     #[inline(always)]
     pub(crate) fn xor(self, other: Self) -> Self {
@@ -93,7 +93,7 @@ impl<L: Lanes> Unreduced<L> {
 }
 
 /// A vector of field elements and the handful of instructions the kernels need.
-pub(crate) trait Lanes: Copy {
+pub(crate) trait FieldVec: Copy {
     /// Field elements per vector.
     const WIDTH: usize;
     /// Whether the register groups run two columns side by side (see [`crate::groups`]): where
@@ -107,7 +107,7 @@ pub(crate) trait Lanes: Copy {
     /// A twiddle prepared for repeated products (broadcast, or split for the portable path).
     type Twiddle: Copy;
 
-    /// Prepares `t` for [`Lanes::clmul`].
+    /// Prepares `t` for [`FieldVec::clmul`].
     ///
     /// # Safety
     /// The CPU has the adapter's target features.
@@ -125,7 +125,7 @@ pub(crate) trait Lanes: Copy {
     /// `dst` is valid for writing `WIDTH` words.
     unsafe fn store(self, dst: *mut u64);
 
-    /// Loads `n < WIDTH` words; the other lanes are zero.
+    /// Loads `n < WIDTH` words; the other slots are zero.
     ///
     /// # Safety
     /// The CPU has the adapter's features; `src` is valid for reading `n` words.
@@ -139,7 +139,7 @@ pub(crate) trait Lanes: Copy {
         unsafe { Self::load(buf.as_ptr()) }
     }
 
-    /// Stores the first `n < WIDTH` lanes.
+    /// Stores the first `n < WIDTH` slots.
     ///
     /// # Safety
     /// `dst` is valid for writing `n` words.
@@ -163,7 +163,7 @@ pub(crate) trait Lanes: Copy {
         unsafe { self.store(dst) }
     }
 
-    /// Orders earlier [`Lanes::store_stream`] stores before later stores.
+    /// Orders earlier [`FieldVec::store_stream`] stores before later stores.
     #[inline(always)]
     fn stream_fence() {}
 
@@ -188,10 +188,10 @@ pub(crate) trait Lanes: Copy {
     const DEFER_REDUCTION: bool = true;
 
     /// The 128-bit carry-less products by the twiddle, in whatever arrangement the multiply
-    /// leaves them ([`Lanes::split`] puts them in lane order).
+    /// leaves them ([`FieldVec::split`] puts them in slot order).
     fn products(self, t: Self::Twiddle) -> Unreduced<Self>;
 
-    /// Products from [`Lanes::products`] as their low and high words, each in lane order (the
+    /// Products from [`FieldVec::products`] as their low and high words, each in slot order (the
     /// default: they already are).
     #[inline(always)]
     fn split(p: Unreduced<Self>) -> (Self, Self) {
@@ -199,20 +199,20 @@ pub(crate) trait Lanes: Copy {
     }
 
     /// The 128-bit carry-less products by the twiddle, split into their low and high words, each
-    /// in lane order.
+    /// in slot order.
     #[inline(always)]
     fn clmul(self, t: Self::Twiddle) -> (Self, Self) {
         Self::split(self.products(t))
     }
 
-    /// Per lane, `g(spill)` for `spill = (hi>>63) ^ (hi>>61) ^ (hi>>60)` and
+    /// Per slot, `g(spill)` for `spill = (hi>>63) ^ (hi>>61) ^ (hi>>60)` and
     /// `g(s) = s ^ s<<1 ^ s<<3 ^ s<<4` (at most 8 bits).
     fn folded_spill(self) -> Self;
 
-    /// Per lane, `self << 1` (an add where adds issue on more ports than shifts).
+    /// Per slot, `self << 1` (an add where adds issue on more ports than shifts).
     fn double(self) -> Self;
 
-    /// Per lane, `self << 3`.
+    /// Per slot, `self << 3`.
     fn shl3(self) -> Self;
 
     /// `acc + v·t`, with a one-fold reduction: for `p = lo + hi·x^64`,
@@ -220,7 +220,7 @@ pub(crate) trait Lanes: Copy {
     ///
     /// Two rewrites save vector ops per product on the two-port AVX-512 machines: `g` is
     /// linear, so `g(hi ^ spill) = g(hi) ^ g(spill)`, and `g(spill)` is one table lookup
-    /// ([`Lanes::folded_spill`]); and `g(hi) = z ^ z<<3` with `z = hi ^ hi<<1`. The five terms
+    /// ([`FieldVec::folded_spill`]); and `g(hi) = z ^ z<<3` with `z = hi ^ hi<<1`. The five terms
     /// then merge in two 3-input XORs: 2 products, 2 unpacks, then add, xor, shift, shift,
     /// shuffle and two ternary XORs.
     #[inline(always)]
@@ -228,7 +228,7 @@ pub(crate) trait Lanes: Copy {
         Self::reduce_add(acc, v.products(*t))
     }
 
-    /// `acc + p mod f`: the reduction of [`Lanes::mul_add`], once for a whole sum of products.
+    /// `acc + p mod f`: the reduction of [`FieldVec::mul_add`], once for a whole sum of products.
     #[inline(always)]
     fn reduce_add(acc: Self, p: Unreduced<Self>) -> Self {
         let (lo, hi) = Self::split(p);
@@ -236,7 +236,7 @@ pub(crate) trait Lanes: Copy {
         acc.xor3(lo, z).xor3(z.shl3(), hi.folded_spill())
     }
 
-    /// `v·t` (see [`Lanes::mul_add`]).
+    /// `v·t` (see [`FieldVec::mul_add`]).
     #[inline(always)]
     fn mul(v: Self, t: &Self::Twiddle) -> Self {
         let (lo, hi) = v.clmul(*t);

@@ -1,6 +1,6 @@
-//! Two lanes per `__m128i`, PCLMULQDQ products, SSSE3 byte-shuffle spill.
+//! Two words per `__m128i`, PCLMULQDQ products, SSSE3 byte-shuffle spill.
 
-use super::{FOLDED_SPILL, Lanes, Unreduced};
+use super::{FOLDED_SPILL, FieldVec, Unreduced};
 use core::arch::x86_64::*;
 
 /// Two field elements. Exists only on CPUs with SSSE3 and PCLMULQDQ (see the module docs of
@@ -31,7 +31,7 @@ fn folded_spill(hi: __m128i) -> __m128i {
     _mm_shuffle_epi8(table, _mm_srli_epi64::<60>(hi))
 }
 
-impl Lanes for Sse {
+impl FieldVec for Sse {
     const WIDTH: usize = 2;
     type Twiddle = __m128i;
 
@@ -71,7 +71,7 @@ impl Lanes for Sse {
         Self(unsafe { _mm_xor_si128(self.0, other.0) })
     }
 
-    /// Lane 0's 128-bit product in one register, lane 1's in the other.
+    /// Slot 0's 128-bit product in one register, slot 1's in the other.
     #[inline(always)]
     fn products(self, t: __m128i) -> Unreduced<Self> {
         // SAFETY: a value exists only where the CPU has the features.
@@ -107,8 +107,8 @@ impl Lanes for Sse {
 
 impl super::across::AcrossBlocks for Sse {
     #[inline(always)]
-    fn clmul_lanes(self, t: Self) -> (Self, Self) {
-        // The even/odd products already take each lane's own word of `t`.
+    fn clmul_slots(self, t: Self) -> (Self, Self) {
+        // The even/odd products already take each slot's own word of `t`.
         self.clmul(t.0)
     }
 

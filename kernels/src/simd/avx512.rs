@@ -1,9 +1,9 @@
-//! Eight lanes per `__m512i`: VPCLMULQDQ products, the AVX-512BW byte-shuffle spill, ternary-logic
+//! Eight words per `__m512i`: VPCLMULQDQ products, the AVX-512BW byte-shuffle spill, ternary-logic
 //! XORs and masked partial columns. The spill (the bits of `hi·0x1B` above x^63) and its own
 //! reduction come from one in-register byte shuffle of a 16-entry table indexed by `hi >> 60`,
 //! which saves the second carry-less multiply a two-fold reduction would need.
 
-use super::{FOLDED_SPILL, Lanes, Unreduced};
+use super::{FOLDED_SPILL, FieldVec, Unreduced};
 use core::arch::x86_64::*;
 
 /// Eight field elements. Exists only on CPUs with AVX-512F/BW and VPCLMULQDQ (see the module docs
@@ -58,9 +58,9 @@ fn folded_spill(hi: __m512i) -> __m512i {
     _mm512_shuffle_epi8(_mm512_broadcast_i32x4(table), _mm512_srli_epi64::<60>(hi))
 }
 
-/// The mask of the first `n` lanes.
+/// The mask of the first `n` slots.
 #[inline(always)]
-fn first_lanes(n: usize) -> __mmask8 {
+fn first_slots(n: usize) -> __mmask8 {
     debug_assert!(n < 8);
     ((1u32 << n) - 1) as __mmask8
 }
@@ -71,7 +71,7 @@ fn shl3(a: __m512i) -> __m512i {
     _mm512_slli_epi64::<3>(a)
 }
 
-impl Lanes for Avx512 {
+impl FieldVec for Avx512 {
     const WIDTH: usize = 8;
     const PAIRED_COLUMNS: bool = true;
     type Twiddle = __m512i;
@@ -97,15 +97,15 @@ impl Lanes for Avx512 {
     #[inline(always)]
     unsafe fn load_partial(src: *const u64, n: usize) -> Self {
         // SAFETY: the caller vouches for the features and makes `src` valid for `n` reads; the
-        // masked-off lanes are not accessed (no fault).
-        Self(unsafe { _mm512_maskz_loadu_epi64(first_lanes(n), src.cast()) })
+        // masked-off slots are not accessed (no fault).
+        Self(unsafe { _mm512_maskz_loadu_epi64(first_slots(n), src.cast()) })
     }
 
     #[inline(always)]
     unsafe fn store_partial(self, dst: *mut u64, n: usize) {
         // SAFETY: a value exists only with AVX-512F; the caller makes `dst` valid for `n`
-        // writes; the masked-off lanes are not written.
-        unsafe { _mm512_mask_storeu_epi64(dst.cast(), first_lanes(n), self.0) }
+        // writes; the masked-off slots are not written.
+        unsafe { _mm512_mask_storeu_epi64(dst.cast(), first_slots(n), self.0) }
     }
 
     #[inline(always)]
@@ -133,7 +133,7 @@ impl Lanes for Avx512 {
         Self(unsafe { xor3(self.0, a.0, b.0) })
     }
 
-    /// Even lanes' 128-bit products in one register, odd lanes' in the other.
+    /// Even slots' 128-bit products in one register, odd slots' in the other.
     #[inline(always)]
     fn products(self, t: __m512i) -> Unreduced<Self> {
         // SAFETY: a value exists only where the CPU has the features.
@@ -169,8 +169,8 @@ impl Lanes for Avx512 {
 
 impl super::across::AcrossBlocks for Avx512 {
     #[inline(always)]
-    fn clmul_lanes(self, t: Self) -> (Self, Self) {
-        // The even/odd products already take each lane's own word of `t`.
+    fn clmul_slots(self, t: Self) -> (Self, Self) {
+        // The even/odd products already take each slot's own word of `t`.
         self.clmul(t.0)
     }
 
