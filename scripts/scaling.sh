@@ -18,8 +18,7 @@ if [[ $# -ge 1 ]]; then
     bin=$1
 else
     bash scripts/install-deps.sh
-    cargo build --release -q -p ntt-cli -p ntt-benches --bin ntt --bin throughput
-    cargo build --release -q -p ntt-pcs --example encode_speed
+    cargo build --release -q -p ntt-cli -p ntt-benches --bin ntt --bin throughput --example encode_speed
     mkdir -p target/scaling/bin
     cp target/release/ntt target/release/throughput target/release/examples/encode_speed target/scaling/bin/
     bin=target/scaling/bin

@@ -1,7 +1,7 @@
 //! Times one radix-8 group on an L1-resident block, contiguous and as a strided gather/scatter,
 //! minimum of many short runs, under every column start ([`ColumnStart`]) with the block 16
 //! bytes into a cache line, as a `Vec<u64>` from the system allocator usually is:
-//! `cargo run --release -p ntt-kernels --example group_speed -- [lanes ...]` (`NTT_BACKEND`
+//! `cargo run --release -p ntt-benches --example group_speed -- [lanes ...]` (`NTT_BACKEND`
 //! picks the backend; the lanes are the segment width in words).
 
 use ntt_kernels::{Backend, ColumnStart, StridedRows};

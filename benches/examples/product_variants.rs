@@ -20,7 +20,7 @@
 //!
 //! Every variant is first checked against the bitwise reference product.
 //!
-//! `cargo run --release -p ntt-kernels --example product_variants` (AVX-512F/BW, VPCLMULQDQ and
+//! `cargo run --release -p ntt-benches --example product_variants` (AVX-512F/BW, VPCLMULQDQ and
 //! GFNI needed; elsewhere it says so and exits).
 
 #[cfg(target_arch = "x86_64")]

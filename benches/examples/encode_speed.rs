@@ -1,4 +1,4 @@
-//! Times one encode shape: `cargo run --release -p ntt-pcs --example encode_speed -- \
+//! Times one encode shape: `cargo run --release -p ntt-benches --example encode_speed -- \
 //!   [log_rows] [lanes] [log_inv_rate] [workers] [reps] [in_place|rows|lanes] [plan-config json]`.
 //! Prints the plan, then the median and spread of `reps` warm encodes and ns per lane-butterfly.
 //! With `NTT_PROFILE_LOOP=N` it then runs N more encodes back to back with no clock read between

@@ -3,7 +3,7 @@
 //! once beforehand, no plan, no pool), and the planner alone. Overhead = call − kernels.
 //!
 //! ```text
-//! cargo run --release -p ntt-pcs --example small_calls -- [log_words] [rounds] [calls] [lanes,..]
+//! cargo run --release -p ntt-benches --example small_calls -- [log_words] [rounds] [calls] [lanes,..]
 //! ```
 //!
 //! Each round times `calls` encodes back to back (each on the last one's output), then as many

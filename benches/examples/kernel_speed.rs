@@ -1,6 +1,6 @@
 //! Times a whole transform of a cache-resident block, minimum of many short runs:
-//! `cargo run --release -p ntt-pcs --example kernel_speed -- [lanes] [rows]`. (One radix group
-//! alone is timed by `ntt-kernels`' `group_speed` example.)
+//! `cargo run --release -p ntt-benches --example kernel_speed -- [lanes] [rows]`. (One radix group
+//! alone is timed by the `group_speed` example.)
 
 use ntt_pcs::reference::encode_reference;
 use ntt_pcs::{CommitParams, MessageLayout};
