@@ -57,13 +57,6 @@ impl BackendKind {
         }
     }
 
-    /// The former name of [`BackendKind::vector_width`].
-    #[deprecated(note = "renamed to `vector_width`")]
-    #[doc(hidden)]
-    pub const fn vector_lanes(self) -> usize {
-        self.vector_width()
-    }
-
     /// Whether this CPU has the features the kind needs (a run-time query; cached by std).
     fn is_supported(self) -> bool {
         match self {
@@ -264,13 +257,6 @@ impl Backend {
     /// Words per vector register (1 for portable); a hint for tile sizes.
     pub const fn vector_width(self) -> usize {
         self.kind.vector_width()
-    }
-
-    /// The former name of [`Backend::vector_width`].
-    #[deprecated(note = "renamed to `vector_width`")]
-    #[doc(hidden)]
-    pub const fn vector_lanes(self) -> usize {
-        self.vector_width()
     }
 
     /// One field product with this backend's scalar carry-less multiplier (PCLMULQDQ on the x86
