@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The distributed commit under Open MPI: `mpirun -np 1|2|4|8 ntt-mpi commit` on random shapes,
 # rates, bases and layouts prints the root `ntt commit` prints on one machine, writes the
-# codeword `ntt encode` writes, and `ntt-mpi open` writes the proof bytes `ntt open` writes; bad rank counts, shapes and witnesses are refused on every rank
+# codeword `ntt encode` writes, and `ntt-mpi open` writes the proof bytes `ntt open` writes, for
+# the chunk tree and for row trees (both hashes, caps 0–5); bad rank counts, shapes and witnesses are refused on every rank
 # with exit 2 (3 for an unreadable file); a killed rank stops the job promptly with no file
 # under its final name. NTT_MPI_SEED picks the random cases (default: a fixed seed).
 set -euo pipefail
@@ -22,6 +23,27 @@ export NTT_THREADS=1
 
 fail() { echo "test-mpi: FAIL: $*" >&2; exit 1; }
 root_of() { sed -n 's/^root *\([0-9a-f]\{64\}\)$/\1/p'; }
+# The committed digests: the root line, or every cap line, and a row tree's line.
+digests_of() { grep -E '^(root|cap\[[0-9]+\]|tree) ' || true; }
+
+# A row tree on `np` ranks: the digests `ntt commit` prints, and the proof bytes `ntt open`
+# writes (any share size: a row tree needs no whole chunks).
+check_rows() { # np label rows hash cap-height flags...
+    local np=$1 label="$2, $np ranks, row tree of $4, cap height $5" rows=$3
+    set -- "${@:6}" --tree rows --hash "$4" --cap-height "$5"
+    local expected got
+    expected=$("$NTT" commit "$@" | digests_of)
+    [ -n "$expected" ] || fail "$label: no digests from ntt commit"
+    got=$("${MPIRUN[@]}" -np "$np" "$NTT_MPI" commit "$@" | digests_of)
+    [ "$got" = "$expected" ] || fail "$label: digests
+$got
+one machine's
+$expected"
+    "$NTT" open "$@" --rows "$rows" --output "$work/p1.bin" >/dev/null
+    "${MPIRUN[@]}" -np "$np" "$NTT_MPI" open "$@" --rows "$rows" --output "$work/p2.bin" >/dev/null
+    cmp -s "$work/p1.bin" "$work/p2.bin" || fail "$label: the proof of rows $rows differs from ntt open's"
+    echo "ok  $label: digests and the opening of rows $rows"
+}
 
 # Random cases: 2^log_rows message rows of `lanes` words (odd lane counts too), each rate,
 # both bases and layouts; every rank count that splits the codeword into whole chunks.
@@ -41,7 +63,11 @@ for case in $(seq 1 8); do
     [ -n "$expected" ] || fail "$label: no root from ntt commit"
     "$NTT" encode "${flags[@]}" --output "$work/expected.bin" >/dev/null
     codeword_bytes=$(( words * 8 << rate ))
+    n_rows=$(( 1 << (log_rows + rate) ))
+    hash=$([ $((RANDOM % 2)) -eq 0 ] && echo blake3 || echo keccak)
     for np in 1 2 4 8; do
+        rows="$((RANDOM % n_rows)),$((RANDOM % n_rows)),$((n_rows - 1)),0,$((RANDOM % n_rows))"
+        check_rows "$np" "$label" "$rows" "$hash" $((RANDOM % 6)) "${flags[@]}"
         # Shares must be whole 1 KiB chunks when there is more than one rank.
         if [ "$np" -gt 1 ] && [ $(( codeword_bytes / np % 1024 )) -ne 0 ]; then
             set +e
@@ -60,8 +86,6 @@ for case in $(seq 1 8); do
         echo "ok  $label, $np ranks"
         # Openings: the proof bytes `ntt open` writes, for rows anywhere (repeats included).
         [ "$np" -gt 1 ] || continue
-        n_rows=$(( 1 << (log_rows + rate) ))
-        rows="$((RANDOM % n_rows)),$((RANDOM % n_rows)),$((n_rows - 1)),0,$((RANDOM % n_rows))"
         "$NTT" open "${flags[@]}" --rows "$rows" --output "$work/p1.bin" >/dev/null
         "${MPIRUN[@]}" -np "$np" "$NTT_MPI" open "${flags[@]}" --rows "$rows" --output "$work/p2.bin" >/dev/null
         cmp -s "$work/p1.bin" "$work/p2.bin" || fail "$label, $np ranks: the proof of rows $rows differs from ntt open's"
@@ -76,6 +100,11 @@ done
 "$NTT" verify --commitment "$work/c.json" --rows 3,4000 --proof "$work/p.bin" >/dev/null \
     || fail "ntt verify rejects an opening against ntt-mpi's commitment file"
 echo "ok  the commitment file verifies with ntt verify"
+"${MPIRUN[@]}" -np 8 "$NTT_MPI" open --input "$work/w.bin" --lanes 8 --log-inv-rate 2 --tree rows --hash keccak \
+    --cap-height 2 --rows 3,4000,4001 --output "$work/p.bin" --commitment "$work/c.json" >/dev/null
+"$NTT" verify --commitment "$work/c.json" --rows 3,4000,4001 --proof "$work/p.bin" >/dev/null \
+    || fail "ntt verify rejects ntt-mpi's row-tree opening"
+echo "ok  ntt verify takes ntt-mpi's row-tree commitment file and opening"
 
 # Refusals: on every rank, before any work, with the exit code of `ntt`.
 expect_refusal() { # expected-code pattern label -- mpirun arguments
@@ -102,6 +131,11 @@ expect_refusal 3 "cannot read the witness" "a witness one rank cannot read" -- \
 rm -f "$work/p.bin"
 expect_refusal 2 "outside the codeword" "a row past the end" -- -np 2 "$NTT_MPI" open --input "$work/w.bin" "${common[@]}" --rows 3,99999 --output "$work/p.bin"
 [ ! -e "$work/p.bin" ] || fail "a row past the end: a proof was written"
+# Shares under a chunk: the chunk tree refuses them, a row tree takes them (8 ranks x 8 rows of 24 bytes).
+head -c 768 "$work/w.bin" > "$work/tiny.bin"
+expect_refusal 2 "too small to split" "the chunk tree on 192-byte shares" -- -np 8 "$NTT_MPI" commit --input "$work/tiny.bin" --lanes 3 --log-inv-rate 1
+check_rows 8 "3 lanes, 2^5 message rows, rate 1/2" "0,5,63,40" keccak 1 --input "$work/tiny.bin" --lanes 3 --log-inv-rate 1
+expect_refusal 2 "hash keccak" "a row tree's hash on the chunk tree" -- -np 2 "$NTT_MPI" commit --input "$work/w.bin" "${common[@]}" --hash keccak
 expect_refusal 2 "not supported" "standard input" -- -np 2 "$NTT_MPI" commit --input - "${common[@]}"
 
 # A killed rank: stop rank 1 as soon as it exists (the others cannot finish without it), kill

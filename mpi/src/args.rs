@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use ntt_pcs::{Basis, Domain, Expansion, MessageLayout};
+use ntt_pcs::{Basis, Domain, Expansion, HashKind, MessageLayout, Scheme, TreeKind};
 
 /// One commitment computed by the ranks of an MPI job: run under `mpirun -np P` (P a power of
 /// two); rank 0 prints the root `ntt commit` prints on one machine.
@@ -46,6 +46,24 @@ pub(crate) enum BasisArg {
     Cantor,
 }
 
+/// The commitment's tree (as `ntt commit --tree`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TreeArg {
+    /// BLAKE3's own tree over the codeword bytes (root = `b3sum` of the codeword).
+    Chunks,
+    /// One leaf per codeword row: Plonky3's `MerkleTreeMmcs` of the codeword as a matrix.
+    Rows,
+}
+
+/// A row tree's hash (as `ntt commit --hash`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HashArg {
+    /// BLAKE3.
+    Blake3,
+    /// Keccak-256.
+    Keccak,
+}
+
 /// The witness, the code and the engine: the flags `commit` and `open` share.
 #[derive(Debug, Args)]
 pub(crate) struct WitnessArgs {
@@ -68,6 +86,16 @@ pub(crate) struct WitnessArgs {
     /// Basis of the evaluation domain.
     #[arg(long, value_enum, default_value_t = BasisArg::Polynomial)]
     pub basis: BasisArg,
+    /// Merkle tree of the commitment [default: chunks].
+    #[arg(long, value_enum, value_name = "TREE")]
+    pub tree: Option<TreeArg>,
+    /// Hash of a row tree [default: blake3]; the chunk tree is BLAKE3 only.
+    #[arg(long, value_enum, value_name = "HASH")]
+    pub hash: Option<HashArg>,
+    /// Levels of a row tree left open at the top: the commitment is the 2^N digests there
+    /// [default: 0, a single root].
+    #[arg(long, value_name = "N")]
+    pub cap_height: Option<u32>,
     /// Worker threads per rank (default: `NTT_THREADS`, else one per core the rank may use).
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
@@ -157,7 +185,22 @@ impl WitnessArgs {
         if self.threads == Some(0) {
             return Err("--threads must be at least 1".to_owned());
         }
-        Ok(())
+        self.scheme().map(|_| ())
+    }
+
+    /// The scheme `--tree`, `--hash` and `--cap-height` name, or why there is none.
+    pub(crate) fn scheme(&self) -> Result<Scheme, String> {
+        let tree = match self.tree {
+            Some(TreeArg::Rows) => TreeKind::Rows,
+            Some(TreeArg::Chunks) | None => TreeKind::Chunks,
+        };
+        let hash = match self.hash {
+            Some(HashArg::Keccak) => HashKind::Keccak,
+            Some(HashArg::Blake3) | None => HashKind::Blake3,
+        };
+        let cap_height = self.cap_height.unwrap_or(0);
+        Scheme::new(tree, hash, cap_height)
+            .map_err(|e| format!("--tree {tree} --hash {hash} --cap-height {cap_height}: {e}"))
     }
 
     pub(crate) fn layout(&self) -> MessageLayout {

@@ -1,15 +1,17 @@
 //! The distributed commit: every rank encodes and hashes its share, rank 0 merges the chaining
-//! values into the root, and every rank returns the commitment.
+//! values (the chunk tree) or the shares' top digests (a row tree, [`crate::rows`]) into the
+//! root or cap, and every rank returns the commitment.
 
 use std::time::{Duration, Instant};
 
 use mpi::traits::*;
 use ntt_pcs::ntt_verify::tree::CHUNK_BYTES;
-use ntt_pcs::{CommitParams, Commitment, Encoder, Expansion, Shape, memory};
+use ntt_pcs::{CommitParams, Commitment, Encoder, Expansion, Shape, TreeKind, memory};
 
 use crate::comm::{self, Traffic};
 use crate::error::Error;
 use crate::fold::share_message;
+use crate::rows::{self, RowShare};
 use crate::share::encode_share;
 use crate::source::MessageSource;
 use crate::split::Split;
@@ -35,10 +37,8 @@ pub struct RankCommit {
     pub commitment: Commitment,
     /// Which rows this rank owns.
     pub split: Split,
-    /// This rank's codeword rows, `split.first_row()` onwards, row-major.
-    pub rows: Vec<u64>,
-    /// The chaining values of the maximal aligned nodes that tile this rank's rows.
-    pub nodes: Vec<Node>,
+    /// This rank's rows and its part of the tree.
+    pub(crate) share: ShareTree,
     /// Bytes this rank exchanged.
     pub traffic: Traffic,
     /// Words of the message this rank read.
@@ -47,11 +47,44 @@ pub struct RankCommit {
     pub timings: RankTimings,
 }
 
+/// A rank's rows and the part of the commitment's tree it keeps for openings.
+#[derive(Debug)]
+pub(crate) enum ShareTree {
+    /// The BLAKE3 chunk tree: the rows and the chaining values of the nodes that tile them.
+    Chunks {
+        /// The share's rows.
+        rows: Vec<u64>,
+        /// The maximal aligned nodes that tile them.
+        nodes: Vec<Node>,
+    },
+    /// A row tree: the share committed as a tree of its own (and rank 0's levels above).
+    Rows(Box<RowShare>),
+}
+
+impl RankCommit {
+    /// This rank's codeword rows, `split.first_row()` onwards, row-major.
+    pub fn rows(&self) -> &[u64] {
+        match &self.share {
+            ShareTree::Chunks { rows, .. } => rows,
+            ShareTree::Rows(share) => share.data.codeword(),
+        }
+    }
+
+    /// The chaining values of the maximal aligned nodes of the chunk tree that tile this
+    /// rank's rows (none for a row tree).
+    pub fn nodes(&self) -> &[Node] {
+        match &self.share {
+            ShareTree::Chunks { nodes, .. } => nodes,
+            ShareTree::Rows(_) => &[],
+        }
+    }
+}
+
 /// Commits to `witness` (the whole message as every rank sees it, laid out as `params` says) with
 /// `world`'s ranks: each encodes and hashes its share of the codeword on `encoder`'s pool,
-/// backend and domain, and rank 0 merges the chaining values. Every rank returns the root that
-/// one machine's `Committer::commit` computes. Collective: every rank of `world` must call it
-/// with the same arguments.
+/// backend and domain, and rank 0 merges the digests at the shares' tops. Every rank returns the
+/// commitment (root, or a row tree's cap) that one machine's `Committer::commit` computes with
+/// `params`' scheme. Collective: every rank of `world` must call it with the same arguments.
 ///
 /// Before any work, the ranks agree that the witness has the same size everywhere, that it makes
 /// a shape (`expansion` as for one machine) and that the codeword splits between them (see
@@ -76,7 +109,7 @@ pub fn commit<C: Communicator>(
     let split = (|| {
         let words = usize::try_from(words).unwrap_or(usize::MAX);
         let shape = Shape::of_witness(words, params.lane_count(), params.log_inv_rate_of(), expansion)?;
-        let split = Split::new(shape, ranks, rank, encoder.domain())?;
+        let split = Split::new(shape, ranks, rank, encoder.domain(), params.scheme_of().tree())?;
         let message_words = (shape.lanes() as u64) << split.log_share_message_rows();
         memory::ensure_available(
             "this rank's share and its message",
@@ -102,30 +135,48 @@ pub fn commit<C: Communicator>(
         words
     };
 
-    let share = encode_share(encoder, &split, &msg, params.layout_of()).map_err(Error::from);
+    let scheme = params.scheme_of();
+    let encoding = Instant::now();
+    let share = match scheme.tree() {
+        TreeKind::Chunks => {
+            encode_share(encoder, &split, &msg, params.layout_of()).map(|share| ShareTree::Chunks {
+                rows: share.rows,
+                nodes: share.nodes,
+            })
+        }
+        TreeKind::Rows => rows::commit_share(encoder, &split, &msg, params.layout_of(), scheme).map(|data| {
+            ShareTree::Rows(Box::new(RowShare {
+                data,
+                upper: Vec::new(),
+            }))
+        }),
+    }
+    .map_err(Error::from);
+    let encode = encoding.elapsed();
     drop(msg);
-    let share = comm::agree_counted(world, share, None, &mut traffic)?;
+    let mut share = comm::agree_counted(world, share, None, &mut traffic)?;
 
     let exchange_started = Instant::now();
-    let root = merge_root(
-        world,
-        &split,
-        &share.rows,
-        &encode_nodes(&share.nodes),
-        &mut traffic,
-    )?;
-    let commitment =
-        Commitment::new(root, split.shape().codeword()).with_basis(encoder.domain().basis().name());
+    let commitment = match &mut share {
+        ShareTree::Chunks { rows, nodes } => {
+            let root = merge_root(world, &split, rows, &encode_nodes(nodes), &mut traffic)?;
+            Commitment::new(root, split.shape().codeword()).with_basis(encoder.domain().basis().name())
+        }
+        ShareTree::Rows(share) => {
+            let (commitment, upper) = rows::merge_cap(world, &split, scheme, &share.data, &mut traffic)?;
+            share.upper = upper;
+            commitment
+        }
+    };
     Ok(RankCommit {
         commitment,
         split,
-        rows: share.rows,
-        nodes: share.nodes,
+        share,
         traffic,
         words_read,
         timings: RankTimings {
             read,
-            encode: share.encode,
+            encode,
             exchange: exchange_started.elapsed(),
             total: started.elapsed(),
         },

@@ -72,6 +72,10 @@ impl Error {
             Self::Shape(_) | Self::Split(_) | Self::WitnessSizes { .. } | Self::Rows(_) => true,
             Self::Read(e) => matches!(e.kind(), io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput),
             Self::Share(ShareError::Encode(_)) => true,
+            Self::Share(ShareError::Commit(e)) => matches!(
+                e,
+                ntt_pcs::CommitError::Shape(_) | ntt_pcs::CommitError::Encode(_)
+            ),
             Self::OtherRank { bad_input, .. } => *bad_input,
             Self::Setup(_) | Self::Share(_) | Self::Tree(_) | Self::Write { .. } => false,
         }

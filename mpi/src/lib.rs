@@ -10,6 +10,10 @@
 //! `O(log rows)` chaining values per rank. [`open()`] then gathers the opened chunks and the
 //! siblings from the ranks that own them into the proof one machine writes.
 //!
+//! A row tree (`CommitParams::scheme`, Plonky3's `MerkleTreeMmcs` of the codeword) splits the
+//! same way and more simply: each rank's rows are a subtree of it, so each rank sends rank 0 its
+//! subtree's root (or its part of a wide cap), 32 bytes, and rank 0 hashes the few levels above.
+//!
 //! ```no_run
 //! use ntt_pcs::{CommitParams, Expansion};
 //!
@@ -31,6 +35,7 @@ mod commit;
 mod error;
 pub mod fold;
 mod open;
+mod rows;
 mod share;
 mod source;
 mod split;

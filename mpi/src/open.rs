@@ -1,4 +1,5 @@
-//! Openings of a distributed commitment: the proof bytes one machine's `ProverData::open` gives.
+//! Openings of a distributed commitment: the proof bytes one machine's `ProverData::prove` gives.
+//! A row tree's are put together in [`crate::rows`]; the chunk tree's here.
 //!
 //! The walk of docs/FORMAT.md §3 depends only on the tree's shape and the opened chunks, so every
 //! rank knows which chunks and sibling nodes the proof needs. Each rank sends rank 0 the opened
@@ -9,22 +10,22 @@
 use std::convert::Infallible;
 
 use mpi::traits::*;
-use ntt_pcs::Opening;
 use ntt_pcs::ntt_verify::tree::{ChunkSet, TreeShape, fold_root, subtree_cv};
+use ntt_pcs::{Opening, Proof};
 
 use crate::comm::{self, Traffic};
-use crate::commit::RankCommit;
+use crate::commit::{RankCommit, ShareTree};
 use crate::error::Error;
 use crate::tree::{Node, NodeSet, TreeError, decode_nodes, encode_nodes};
 
 /// Opens `rows` of a distributed commitment: every rank calls it with the same rows after
-/// [`crate::commit`]; rank 0 returns the opening (byte-identical to one machine's), the others
-/// `None`. Collective.
+/// [`crate::commit`]; rank 0 returns the proof (byte-identical to one machine's, of the
+/// commitment's tree), the others `None`. Collective.
 ///
 /// # Errors
 /// [`Error::Rows`] for no rows or a row outside the codeword (on every rank alike), else as for
 /// [`crate::commit`].
-pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Result<Option<Opening>, Error> {
+pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Result<Option<Proof>, Error> {
     let shape = mine.split.shape();
     let n_rows = 1u64 << shape.log_rows();
     if rows.is_empty() {
@@ -35,6 +36,25 @@ pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Resu
             "row {row} is outside the codeword's {n_rows} rows"
         )));
     }
+    match &mine.share {
+        ShareTree::Chunks { rows: words, nodes } => {
+            Ok(open_chunks(world, mine, words, nodes, rows)?.map(Proof::Chunks))
+        }
+        ShareTree::Rows(share) => {
+            Ok(crate::rows::open(world, &mine.split, &mine.commitment, share, rows)?.map(Proof::Rows))
+        }
+    }
+}
+
+/// [`open`] of the chunk tree, for this rank's `words` and the `nodes` that tile them.
+fn open_chunks<C: Communicator>(
+    world: &C,
+    mine: &RankCommit,
+    words: &[u64],
+    nodes: &[Node],
+    rows: &[u64],
+) -> Result<Option<Opening>, Error> {
+    let shape = mine.split.shape();
     let tree = TreeShape::new(shape.codeword_bytes()).expect("a codeword has at least one byte");
     let chunks = ChunkSet::of_rows(8 * shape.lanes() as u64, rows.iter().copied())
         .expect("rows in range end within the codeword");
@@ -51,11 +71,11 @@ pub fn open<C: Communicator>(world: &C, mine: &RankCommit, rows: &[u64]) -> Resu
         mine.split.share_offset(),
         mine.split.share_offset() + mine.split.share_bytes(),
     );
-    let bytes: Vec<u8> = mine.rows.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let local = |(start, end): (u64, u64)| &bytes[(start - lo) as usize..(end - lo) as usize];
     let inside = |(start, end): (u64, u64)| start >= lo && end <= hi;
 
-    let mut nodes = mine.nodes.clone();
+    let mut nodes = nodes.to_vec();
     for &(h, i) in &wanted {
         let span = tree.node_bytes(h, i).expect("a sibling is a node of the tree");
         if inside(span) {

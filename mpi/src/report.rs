@@ -7,7 +7,7 @@ use std::time::Duration;
 use mpi::traits::*;
 use ntt_kernels::Backend;
 use ntt_mpi::{Error, RankCommit, WitnessFile, agree};
-use ntt_pcs::{CommitParams, Encoder, SetupError};
+use ntt_pcs::{CommitParams, Commitment, Encoder, SetupError};
 use serde::Serialize;
 
 use crate::args::{CommitArgs, OpenArgs, WitnessArgs};
@@ -52,9 +52,56 @@ struct RankReport {
     times_ms: Times,
 }
 
+/// The commitment's tree, as `ntt commit --json` reports it.
+#[derive(Serialize)]
+struct TreeReport {
+    tree: ntt_pcs::TreeKind,
+    /// The row tree's hash (`blake3` for the chunk tree).
+    hash: ntt_pcs::HashKind,
+    cap_height: u32,
+    /// Every committed digest (the root alone unless a row tree has a cap).
+    cap: Vec<String>,
+}
+
+impl TreeReport {
+    fn of(commitment: &Commitment) -> Self {
+        let scheme = commitment.scheme();
+        Self {
+            tree: scheme.tree(),
+            hash: scheme.hash(),
+            cap_height: scheme.cap_height(),
+            cap: commitment.cap_hex(),
+        }
+    }
+
+    /// The root line, or one line per cap digest, and a row tree's line.
+    fn text(&self, out: &mut String) {
+        match self.cap.as_slice() {
+            [root] => {
+                let _ = writeln!(out, "root        {root}");
+            }
+            cap => {
+                for (i, digest) in cap.iter().enumerate() {
+                    let _ = writeln!(out, "{:<11} {digest}", format!("cap[{i}]"));
+                }
+            }
+        }
+        if self.tree == ntt_pcs::TreeKind::Rows {
+            let _ = writeln!(
+                out,
+                "tree        rows, {} (cap height {})",
+                self.hash, self.cap_height
+            );
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct Report {
+    /// The root, or a row tree's first cap digest.
     root: String,
+    #[serde(flatten)]
+    tree: TreeReport,
     log_rows: u32,
     lanes: usize,
     log_inv_rate: u32,
@@ -130,7 +177,8 @@ fn run_commit<C: Communicator>(world: &C, args: &WitnessArgs) -> Result<(Encoder
     let (encoder, witness) = agree(world, setup)?;
     let params = CommitParams::lanes(args.lanes)
         .log_inv_rate(args.log_inv_rate)
-        .layout(args.layout());
+        .layout(args.layout())
+        .scheme(args.scheme().expect("checked before MPI started"));
     let mine = ntt_mpi::commit(world, &encoder, &witness, params, args.expansion())?;
     Ok((encoder, mine))
 }
@@ -138,6 +186,8 @@ fn run_commit<C: Communicator>(world: &C, args: &WitnessArgs) -> Result<(Encoder
 #[derive(Serialize)]
 struct OpenReport {
     root: String,
+    #[serde(flatten)]
+    tree: TreeReport,
     basis: ntt_pcs::BasisName,
     log_rows: u32,
     lanes: usize,
@@ -162,6 +212,7 @@ pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Er
     let shape = mine.split.shape();
     let report = OpenReport {
         root: mine.commitment.root_hex(),
+        tree: TreeReport::of(&mine.commitment),
         basis: mine.commitment.basis(),
         log_rows: shape.log_rows(),
         lanes: shape.lanes(),
@@ -175,6 +226,7 @@ pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Er
     if args.witness.json {
         print!("{}", json(&report));
     } else {
+        // As `ntt open` prints it.
         print!(
             "root      {}\nlog-rows  {}\nlanes     {}\nbasis     {}\n",
             report.root, report.log_rows, report.lanes, report.basis
@@ -186,7 +238,7 @@ pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Er
 pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error> {
     let (encoder, mine) = run_commit(world, &args.witness)?;
     if let Some(path) = &args.save_codeword {
-        output::save_codeword(world, path, &mine.split, &mine.rows)?;
+        output::save_codeword(world, path, &mine.split, mine.rows())?;
     }
     let threads = encoder.pool().num_workers();
     let local = stats(&mine, threads);
@@ -224,6 +276,7 @@ pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<()
     let shape = mine.split.shape();
     let report = Report {
         root: mine.commitment.root_hex(),
+        tree: TreeReport::of(&mine.commitment),
         log_rows: shape.log_rows(),
         lanes: shape.lanes(),
         log_inv_rate: shape.log_inv_rate(),
@@ -255,7 +308,7 @@ pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<()
 
 fn text(r: &Report) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "root        {}", r.root);
+    r.tree.text(&mut out);
     let _ = writeln!(
         out,
         "shape       2^{} rows x {} lanes, rate 1/2^{}, {} witness words ({} layout)",

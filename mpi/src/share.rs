@@ -33,6 +33,9 @@ pub enum ShareError {
     /// The engine refused or failed the encode.
     #[error("encode failed: {0}")]
     Encode(#[from] EncodeError),
+    /// The share's row tree could not be committed.
+    #[error(transparent)]
+    Commit(#[from] ntt_pcs::CommitError),
     /// The share's nodes do not cover it (a bug).
     #[error(transparent)]
     Tree(#[from] TreeError),

@@ -7,9 +7,13 @@
 //! coset, and there the basis polynomials of the high message rows are constants (see
 //! [`crate::fold`]): the message folds to 2^d rows, encoded at rate 1. Either way a rank needs no
 //! other rank's data, and its share is one contiguous byte range of the codeword.
+//!
+//! For the chunk tree a share must also be whole 1 KiB chunks, so that it hashes into whole
+//! nodes of the codeword's BLAKE3 tree. A row tree needs nothing more: `2^d` aligned rows are a
+//! subtree of it whatever their size.
 
 use ntt_pcs::ntt_verify::tree::CHUNK_BYTES;
-use ntt_pcs::{Domain, Shape};
+use ntt_pcs::{Domain, Shape, TreeKind};
 
 /// Why a codeword cannot be split between this many ranks.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
@@ -29,7 +33,8 @@ pub enum SplitError {
         /// The codeword's rows.
         rows: u64,
     },
-    /// A share that is not a whole number of 1 KiB BLAKE3 chunks cannot be hashed on its own.
+    /// A share that is not a whole number of 1 KiB BLAKE3 chunks cannot be hashed on its own
+    /// into the chunk tree.
     #[error(
         "a shape too small to split: {ranks} ranks would own {share_bytes} bytes each, not a \
          multiple of the 1024-byte BLAKE3 chunk (use fewer ranks or a larger witness)"
@@ -59,12 +64,19 @@ pub struct Split {
 }
 
 impl Split {
-    /// Rank `rank` of `ranks` committing to a codeword of `shape` on `domain`.
+    /// Rank `rank` of `ranks` committing to a codeword of `shape` on `domain` with `tree`.
     ///
     /// # Errors
     /// A [`SplitError`] when the ranks are not a power of two, outnumber the rows, would own
-    /// shares that are not whole chunks, or the domain is too small for the codeword.
-    pub fn new(shape: Shape, ranks: usize, rank: usize, domain: &Domain) -> Result<Self, SplitError> {
+    /// shares that are not whole chunks (the chunk tree only), or the domain is too small for
+    /// the codeword.
+    pub fn new(
+        shape: Shape,
+        ranks: usize,
+        rank: usize,
+        domain: &Domain,
+        tree: TreeKind,
+    ) -> Result<Self, SplitError> {
         assert!(rank < ranks, "rank {rank} of {ranks}");
         if !ranks.is_power_of_two() {
             return Err(SplitError::RanksNotPowerOfTwo { ranks });
@@ -87,7 +99,7 @@ impl Split {
             log_ranks,
             rank,
         };
-        if ranks > 1 && !split.share_bytes().is_multiple_of(CHUNK_BYTES) {
+        if tree == TreeKind::Chunks && ranks > 1 && !split.share_bytes().is_multiple_of(CHUNK_BYTES) {
             return Err(SplitError::ShareNotChunkAligned {
                 ranks,
                 share_bytes: split.share_bytes(),
@@ -167,11 +179,11 @@ mod tests {
         let shape = Shape::new(10, 4, 2).unwrap();
         let poly = Domain::polynomial();
         assert_eq!(
-            Split::new(shape, 3, 0, &poly),
+            Split::new(shape, 3, 0, &poly, TreeKind::Chunks),
             Err(SplitError::RanksNotPowerOfTwo { ranks: 3 })
         );
         assert_eq!(
-            Split::new(shape, 2048, 0, &poly),
+            Split::new(shape, 2048, 0, &poly, TreeKind::Chunks),
             Err(SplitError::MoreRanksThanRows {
                 ranks: 2048,
                 rows: 1024
@@ -179,7 +191,7 @@ mod tests {
         );
         // 4 lanes × 2^10 rows = 32 KiB: 64 ranks would own 512 bytes each.
         assert_eq!(
-            Split::new(shape, 64, 0, &poly),
+            Split::new(shape, 64, 0, &poly, TreeKind::Chunks),
             Err(SplitError::ShareNotChunkAligned {
                 ranks: 64,
                 share_bytes: 512
@@ -187,18 +199,20 @@ mod tests {
         );
         let short = Domain::new(ntt_pcs::Basis::custom(vec![1, 2, 4]).unwrap());
         assert!(matches!(
-            Split::new(shape, 2, 0, &short),
+            Split::new(shape, 2, 0, &short, TreeKind::Chunks),
             Err(SplitError::DomainTooSmall { .. })
         ));
+        // A row tree takes shares of any size, down to one row each.
+        assert!(Split::new(shape, 1024, 0, &poly, TreeKind::Rows).is_ok());
         // One rank takes any shape, even one smaller than a chunk.
-        assert!(Split::new(Shape::new(1, 1, 1).unwrap(), 1, 0, &poly).is_ok());
+        assert!(Split::new(Shape::new(1, 1, 1).unwrap(), 1, 0, &poly, TreeKind::Chunks).is_ok());
     }
 
     #[test]
     fn shares_are_cosets_or_folds() {
         let shape = Shape::new(12, 3, 2).unwrap(); // m = 10
         let poly = Domain::polynomial();
-        let s = Split::new(shape, 4, 3, &poly).unwrap();
+        let s = Split::new(shape, 4, 3, &poly, TreeKind::Chunks).unwrap();
         assert_eq!(
             (
                 s.log_share_rows(),
@@ -208,9 +222,9 @@ mod tests {
             ),
             (10, 3 << 10, 0, 0)
         );
-        let s = Split::new(shape, 2, 1, &poly).unwrap();
+        let s = Split::new(shape, 2, 1, &poly, TreeKind::Chunks).unwrap();
         assert_eq!((s.share_log_inv_rate(), s.log_fold()), (1, 0));
-        let s = Split::new(shape, 16, 5, &poly).unwrap();
+        let s = Split::new(shape, 16, 5, &poly, TreeKind::Chunks).unwrap();
         assert_eq!(
             (s.log_share_rows(), s.share_log_inv_rate(), s.log_fold()),
             (8, 0, 2)
