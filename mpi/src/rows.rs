@@ -199,8 +199,9 @@ fn assemble(
     let d = split.log_share_rows();
     let share_levels = d - share_cap_height(split, scheme);
 
-    // Every opened row's values and every sibling below the shares' tops, by global position.
-    let mut values: Vec<(u64, Vec<u64>)> = Vec::new();
+    // Every opened row (its values and leaf digest) and every sibling below the shares' tops,
+    // by global position.
+    let mut opened: Vec<(u64, Vec<u64>, Digest)> = Vec::new();
     let mut below: HashMap<(u32, u64), Digest> = HashMap::new();
     for (rank, bytes) in gathered.iter().enumerate() {
         if bytes.is_empty() {
@@ -216,8 +217,9 @@ fn assemble(
             .iter()
             .zip(opening.values().chunks_exact(lanes.max(1)))
             .map(|(&r, row)| {
-                values.push((offset + r, row.to_vec()));
-                (r, leaf_digest(hash, row))
+                let leaf = leaf_digest(hash, row);
+                opened.push((offset + r, row.to_vec(), leaf));
+                (r, leaf)
             })
             .collect();
         let mut siblings = opening.siblings().iter();
@@ -227,20 +229,17 @@ fn assemble(
             Ok::<_, TreeError>(digest)
         })?;
     }
-    values.sort_unstable_by_key(|(r, _)| *r);
+    opened.sort_unstable_by_key(|(r, _, _)| *r);
     let mut wanted = rows.to_vec();
     wanted.sort_unstable();
     wanted.dedup();
-    if !values.iter().map(|(r, _)| *r).eq(wanted) {
+    if !opened.iter().map(|(r, _, _)| *r).eq(wanted) {
         return Err(TreeError::Malformed);
     }
 
     // The codeword's walk, as one machine's: siblings from the shares below their tops, from
     // the levels rank 0 hashed above them.
-    let leaves = values
-        .iter()
-        .map(|(r, row)| (*r, leaf_digest(hash, row)))
-        .collect();
+    let leaves = opened.iter().map(|&(r, _, leaf)| (r, leaf)).collect();
     let cap_levels = log_rows - scheme.cap_height().min(log_rows);
     let mut siblings = Vec::new();
     let reached = fold_to_cap(hash, cap_levels, leaves, |h, i| {
@@ -267,7 +266,7 @@ fn assemble(
         log_rows,
         split.shape().lanes() as u64,
         rows.to_vec(),
-        values.into_iter().flat_map(|(_, row)| row).collect(),
+        opened.into_iter().flat_map(|(_, row, _)| row).collect(),
         siblings,
     ))
 }

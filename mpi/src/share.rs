@@ -1,8 +1,6 @@
 //! One rank's share: encoded by the engine on the share's own coset, hashed into the nodes of
 //! the codeword's BLAKE3 tree that cover it, while the rows are still in cache.
 
-use std::time::{Duration, Instant};
-
 use ntt_pcs::ntt_verify::tree::{CHUNK_BYTES, TreeShape};
 use ntt_pcs::{CommitParams, EncodeError, Encoder, MessageLayout};
 
@@ -16,8 +14,6 @@ pub struct Share {
     pub rows: Vec<u64>,
     /// The maximal aligned nodes of the share's chunks, left to right.
     pub nodes: Vec<Node>,
-    /// Time spent encoding and hashing.
-    pub encode: Duration,
 }
 
 /// Why a share could not be made.
@@ -53,7 +49,6 @@ pub fn encode_share(
     msg: &[u64],
     layout: MessageLayout,
 ) -> Result<Share, ShareError> {
-    let started = Instant::now();
     let shape = split.shape();
     let lanes = shape.lanes();
     let words = split.share_words();
@@ -84,9 +79,5 @@ pub fn encode_share(
         }
     }
     let nodes = set.cover(first_chunk, end_chunk)?;
-    Ok(Share {
-        rows,
-        nodes,
-        encode: started.elapsed(),
-    })
+    Ok(Share { rows, nodes })
 }
