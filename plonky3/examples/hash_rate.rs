@@ -11,6 +11,19 @@ use ntt_plonky3::{Blake3, Keccak256Hash};
 use p3_symmetric::CryptographicHasher;
 use std::time::{Duration, Instant};
 
+/// The median of nine timed runs of `run`.
+fn median_time(mut run: impl FnMut()) -> Duration {
+    let mut runs: Vec<Duration> = (0..9)
+        .map(|_| {
+            let start = Instant::now();
+            run();
+            start.elapsed()
+        })
+        .collect();
+    runs.sort();
+    runs[runs.len() / 2]
+}
+
 /// The median time to hash `bytes` as messages of `message` bytes, one `hash_slice` call each.
 fn time_one_at_a_time<H: CryptographicHasher<u8, [u8; 32]>>(
     hasher: H,
@@ -18,17 +31,11 @@ fn time_one_at_a_time<H: CryptographicHasher<u8, [u8; 32]>>(
     message: usize,
 ) -> Duration {
     let mut out = vec![[0u8; 32]; bytes.len() / message];
-    let mut runs: Vec<Duration> = (0..9)
-        .map(|_| {
-            let start = Instant::now();
-            for (m, o) in bytes.chunks(message).zip(out.iter_mut()) {
-                *o = hasher.hash_slice(m);
-            }
-            start.elapsed()
-        })
-        .collect();
-    runs.sort();
-    runs[runs.len() / 2]
+    median_time(|| {
+        for (m, o) in bytes.chunks(message).zip(out.iter_mut()) {
+            *o = hasher.hash_slice(m);
+        }
+    })
 }
 
 /// The median time to hash `bytes` as messages of `message` bytes, `block` messages a call.
@@ -39,17 +46,11 @@ fn time<H: CryptographicHasher<u8, [u8; 32]>>(
     block: usize,
 ) -> Duration {
     let mut out = vec![[0u8; 32]; bytes.len() / message];
-    let mut runs: Vec<Duration> = (0..9)
-        .map(|_| {
-            let start = Instant::now();
-            for (b, o) in bytes.chunks(block * message).zip(out.chunks_mut(block)) {
-                hasher.hash_many(b, o);
-            }
-            start.elapsed()
-        })
-        .collect();
-    runs.sort();
-    runs[runs.len() / 2]
+    median_time(|| {
+        for (b, o) in bytes.chunks(block * message).zip(out.chunks_mut(block)) {
+            hasher.hash_many(b, o);
+        }
+    })
 }
 
 fn main() {
