@@ -467,7 +467,7 @@ impl Backend {
     }
 
     /// Transposes an 8×8 tile of words: `dst[j·dst_stride + i] = src[i·src_stride + j]` for
-    /// i, j < 8. In registers on AVX-512, word by word elsewhere.
+    /// i, j < 8. In registers on AVX-512 and AVX2, word by word elsewhere.
     ///
     /// # Panics
     /// If either tile reaches past its slice, or `dst_stride < 8` (overlapping output rows).
@@ -487,6 +487,12 @@ impl Backend {
             // were bounds-checked above.
             BackendKind::Avx512 => unsafe {
                 transpose::transpose8x8_avx512(src.as_ptr(), src_stride, dst.as_mut_ptr(), dst_stride)
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: an `Avx2` backend exists only where AVX2 was detected; both tiles were
+            // bounds-checked above.
+            BackendKind::Avx2 => unsafe {
+                transpose::transpose8x8_avx2(src.as_ptr(), src_stride, dst.as_mut_ptr(), dst_stride)
             },
             _ => transpose::transpose8x8_scalar(src, src_stride, dst, dst_stride),
         }

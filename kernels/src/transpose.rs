@@ -11,6 +11,39 @@ pub(crate) fn transpose8x8_scalar(src: &[u64], src_stride: usize, dst: &mut [u64
     }
 }
 
+/// The 8×8 transpose as four 4×4 quarters in ymm registers: 64-bit unpacks pair up rows, then
+/// 128-bit lane permutes finish each column. 16 loads, 16 shuffles, 16 stores.
+///
+/// # Safety
+/// The CPU has AVX2; `src` is valid for reading 8 words at each `i·src_stride` and `dst` for
+/// writing 8 words at each `j·dst_stride` (i, j < 8).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn transpose8x8_avx2(src: *const u64, src_stride: usize, dst: *mut u64, dst_stride: usize) {
+    use core::arch::x86_64::*;
+    for a in [0, 4] {
+        for b in [0, 4] {
+            let row = |i: usize| {
+                // SAFETY: words b..b+4 of source row a+i are readable (caller contract).
+                unsafe { _mm256_loadu_si256(src.wrapping_add((a + i) * src_stride + b).cast()) }
+            };
+            let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+            let (t0, t1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
+            let (t2, t3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
+            let columns = [
+                _mm256_permute2x128_si256::<0x20>(t0, t2),
+                _mm256_permute2x128_si256::<0x20>(t1, t3),
+                _mm256_permute2x128_si256::<0x31>(t0, t2),
+                _mm256_permute2x128_si256::<0x31>(t1, t3),
+            ];
+            for (j, column) in columns.into_iter().enumerate() {
+                // SAFETY: words a..a+4 of destination row b+j are writable (caller contract).
+                unsafe { _mm256_storeu_si256(dst.wrapping_add((b + j) * dst_stride + a).cast(), column) };
+            }
+        }
+    }
+}
+
 /// The same transpose in eight zmm registers: 64-bit unpacks pair up rows, then two rounds of
 /// 128-bit quarter shuffles (`0x88` takes quarters 0 and 2 of each source, `0xDD` 1 and 3) finish
 /// the columns. 8 loads, 24 shuffles, 8 stores.
