@@ -33,6 +33,7 @@ fn leanvm_plan(workers: usize) -> PlanConfig {
         log_residues: few.then_some(6),
         deep: Some(ntt_pcs::DeepBudget::L3),
         stream: None,
+        transpose_first: None,
     }
 }
 

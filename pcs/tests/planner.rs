@@ -139,6 +139,7 @@ fn forced_values_override_the_topology() {
         deep: Some(DeepBudget::L3),
         l3_bytes: Some(1 << 20),
         log_residues: None,
+        transpose_first: Some(true),
     };
     let p = plan_in_place(target(), 2, &b, backend, &forced);
     assert_eq!(p.l2_unit_bytes, 64 << 10);

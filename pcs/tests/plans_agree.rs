@@ -71,6 +71,7 @@ fn case() -> impl Strategy<Value = Case> {
         prop::option::of(prop_oneof![Just(DeepBudget::L2), Just(DeepBudget::L3)]),
         any::<prop::sample::Index>(),
         (domain(), any::<u64>()),
+        prop::option::of(any::<bool>()),
     )
         .prop_map(
             |(
@@ -84,6 +85,7 @@ fn case() -> impl Strategy<Value = Case> {
                 deep,
                 backend,
                 (domain, seed),
+                transpose_first,
             )| {
                 let lanes = lanes.min((MAX_WORDS >> log_rows).max(1));
                 let backends = common::backends();
@@ -99,6 +101,7 @@ fn case() -> impl Strategy<Value = Case> {
                         log_residues: None,
                         deep,
                         stream: None,
+                        transpose_first,
                     },
                     backend: *backend.get(&backends),
                     domain,

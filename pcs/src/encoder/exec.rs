@@ -16,7 +16,9 @@ use super::layers::{
 };
 use super::rows::SharedRows;
 use crate::plan::radix8_kernel::KernelsByDepth;
-use crate::plan::{DeepPass, DeepSchedule, Gather, GatheredPass, MessageRead, Plan, Radix8Step};
+use crate::plan::{
+    DeepPass, DeepSchedule, Gather, GatheredPass, MessageRead, Plan, Radix8Step, transpose_chunk_log_rows,
+};
 use crate::sink::GuardedSink;
 use crate::twiddle::Twiddles;
 use ntt_kernels::Backend;
@@ -150,6 +152,20 @@ impl Run<'_> {
     pub(crate) fn forward(&self, pool: &ThreadPool) -> Result<(), RunError> {
         let _span =
             tracing::debug_span!("forward", log_rows = self.log_rows(), lanes = self.lanes()).entered();
+        if self.plan.transpose_first {
+            tracing::debug_span!("transpose_pass").in_scope(|| self.transpose_message(pool))?;
+            // The message is now in place, row-major, where the plan's passes read it.
+            let in_place = Run {
+                msg: Message::InPlace,
+                ..*self
+            };
+            return in_place.passes(pool);
+        }
+        self.passes(pool)
+    }
+
+    /// The plan's passes, from the replication or the first gathered pass to the sink.
+    fn passes(&self, pool: &ThreadPool) -> Result<(), RunError> {
         if self.plan.replicate_only {
             let _pass = tracing::debug_span!("replicate_pass").entered();
             self.replicate(pool)?;
@@ -176,6 +192,33 @@ impl Run<'_> {
             self.sink_blocks(pool, sink)?;
         }
         Ok(())
+    }
+
+    /// Transposes the lane-major message into the buffer's first rows (replica 0, where an
+    /// in-place message lies), a chunk of rows per task ([`transpose_chunk_log_rows`]): each
+    /// lane is read in runs of a chunk's rows, and each chunk's rows are written whole.
+    fn transpose_message(&self, pool: &ThreadPool) -> Result<(), RunError> {
+        let n = self.lanes();
+        let log_chunk = transpose_chunk_log_rows(n, self.msg_log_rows());
+        let chunk_rows = 1usize << log_chunk;
+        run_range(pool, 1 << (self.msg_log_rows() - log_chunk), 1, |range, ctx| {
+            ctx.with_scratch(chunk_rows * n, |rows| {
+                for chunk in range {
+                    let first_row = chunk * chunk_rows;
+                    // SAFETY: a separate message, which no task writes.
+                    unsafe { self.read_message_rows(first_row, rows) };
+                    // SAFETY: each chunk's rows of replica 0 belong to this task alone, and no
+                    // pass runs until the transpose has finished.
+                    unsafe {
+                        self.dst
+                            .write_with(self.backend, first_row * n, rows, self.plan.stream)
+                    };
+                }
+                if self.plan.stream {
+                    self.backend.stream_fence();
+                }
+            })
+        })
     }
 
     /// r = log_rows: every codeword row is the single message row.

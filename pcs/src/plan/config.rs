@@ -52,6 +52,8 @@ pub struct PlanConfig {
     pub deep: Option<DeepBudget>,
     /// Non-temporal stores for data a pass will not read back.
     pub stream: Option<bool>,
+    /// Transpose a lane-major message into the buffer before the passes.
+    pub transpose_first: Option<bool>,
 }
 
 impl PlanConfig {
@@ -64,6 +66,7 @@ impl PlanConfig {
             log_residues: self.log_residues.or(fallback.log_residues),
             deep: self.deep.or(fallback.deep),
             stream: self.stream.or(fallback.stream),
+            transpose_first: self.transpose_first.or(fallback.transpose_first),
         }
     }
 }

@@ -125,6 +125,18 @@ impl fmt::Display for Plan {
                 self.shape.log_inv_rate()
             )?;
         }
+        if self.transpose_first {
+            let log_chunk =
+                super::transpose_chunk_log_rows(self.shape.lanes(), self.shape.log_message_rows());
+            writeln!(
+                f,
+                "  pass 0 transpose: the lane-major message into replica 0 of the buffer, row-major, {} chunks of 2^{} rows ({} each; each lane read in runs of {}); the passes then read it in place",
+                1usize << (self.shape.log_message_rows() - log_chunk),
+                log_chunk,
+                bytes((self.shape.lanes() << log_chunk) * 8),
+                bytes(8 << log_chunk),
+            )?;
+        }
         let mut pass = 1;
         for g in &self.gathered {
             self.write_gathered(f, pass, g)?;
@@ -269,6 +281,9 @@ impl Plan {
     /// One line for the CLI.
     pub fn summary(&self) -> String {
         let mut parts = Vec::new();
+        if self.transpose_first {
+            parts.push("transpose".to_owned());
+        }
         for g in &self.gathered {
             parts.push(format!(
                 "gather[{}..{} 2^{}r×{}{}]",

@@ -31,6 +31,7 @@
 //! | the narrow/wide gate         | `gate`: `gate`, recorded as [`GateReason`] |
 //! | residues and column tiles    | `gathered`: `pass_residues`, `tile_columns` |
 //! | copy or fuse the gather      | `gathered`: [`Gather`]                |
+//! | transpose a lane-major message first | `transpose`: `transposes_first` |
 //! | deep-task size               | `deep`: `task_log_subs`               |
 //! | sink blocks                  | `deep`: `sink_plan`                   |
 //! | deep schedule (loops, graph) | `schedule`: `deep_schedule`           |
@@ -50,6 +51,7 @@ mod placement;
 pub mod radix8_kernel;
 mod schedule;
 pub(crate) mod steps;
+mod transpose;
 
 pub use config::{DeepBudget, PlanConfig};
 pub use display::bytes;
@@ -57,6 +59,7 @@ pub use gate::GateReason;
 pub use gathered::Gather;
 pub use radix8_kernel::{Radix8Kernel, Radix8Step, Radix8Steps};
 pub use schedule::{DeepSchedule, MessageRead};
+pub use transpose::{TRANSPOSE_CHUNK_BYTES, transpose_chunk_log_rows};
 
 use crate::shape::{MessageLayout, Shape};
 use budget::Units;
@@ -231,6 +234,10 @@ pub struct Plan {
     pub llc_bytes: usize,
     /// First layer of the deep pass.
     pub deep_start: u32,
+    /// A lane-major message is first transposed into the buffer's first rows (replica 0), in
+    /// runs as long as a page of each lane, and the passes then run as for a message in place.
+    #[serde(default)]
+    pub transpose_first: bool,
     /// The gathered passes, in order, before the deep pass.
     pub gathered: Vec<GatheredPass>,
     /// Every layer is a copy (r = log_rows): the codeword is the message row replicated.
@@ -298,6 +305,27 @@ pub fn plan_for(
     backend: BackendKind,
     config: &PlanConfig,
 ) -> Plan {
+    let plan = plan_passes(shape, layout, workers, budgets, backend, config);
+    if !transpose::transposes_first(&plan, config) {
+        return plan;
+    }
+    Plan {
+        layout,
+        transpose_first: true,
+        ..plan_passes(shape, None, workers, budgets, backend, config)
+    }
+}
+
+/// The passes of [`plan_for`]'s plan for a message in the given layout, as it would be read by
+/// the passes themselves.
+fn plan_passes(
+    shape: Shape,
+    layout: Option<MessageLayout>,
+    workers: usize,
+    budgets: &[WorkerBudget],
+    backend: BackendKind,
+    config: &PlanConfig,
+) -> Plan {
     let workers = workers.max(1);
     let n = shape.lanes();
     let log_d = shape.log_rows();
@@ -352,6 +380,7 @@ pub fn plan_for(
         stream,
         llc_bytes: units.llc_bytes,
         deep_start: placement.deep_start,
+        transpose_first: false,
         gathered,
         replicate_only: start == log_d,
         deep,
