@@ -32,6 +32,10 @@ pub(crate) fn check() -> Result<(), CliError> {
     named("NTT_COLUMNS", |v| {
         v.parse::<ColumnStart>().map(drop).map_err(|e| e.to_string())
     })?;
+    named(ntt_pcs::HUGE_PAGES_ENV, |v| {
+        v.parse::<ntt_pcs::HugePages>().map(drop)
+    })?;
+    ntt_pcs::check_first_touch_env().map_err(bad)?;
     named(TOPOLOGY_ENV, |v| {
         TopologySpec::parse(v).map(drop).map_err(|e| e.to_string())
     })?;

@@ -37,7 +37,8 @@ use std::process::ExitCode;
 #[command(name = "ntt", version, propagate_version = true)]
 #[command(
     after_help = "Environment: NTT_THREADS, NTT_BACKEND, NTT_COLUMNS, NTT_TOPOLOGY, NTT_WISDOM, \
-    NTT_LOG (e.g. NTT_LOG=debug prints each stage's and pass's time)."
+    NTT_HUGE_PAGES (auto|always|never: the pages of fresh buffers), NTT_FIRST_TOUCH \
+    (populate|write|passes), NTT_LOG (e.g. NTT_LOG=debug prints each stage's and pass's time)."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -26,6 +26,55 @@ impl From<&ntt_pcs::WorkerTouch> for WorkerTouch {
     }
 }
 
+/// The pages a fresh codeword buffer was asked for, as `ntt commit` reports them.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub(crate) struct Pages {
+    /// `NTT_HUGE_PAGES`: `auto`, `always` or `never`.
+    pub policy: &'static str,
+    /// Bytes asked for as 2 MiB huge pages.
+    pub huge_bytes: usize,
+    /// Bytes asked for as small pages.
+    pub small_bytes: usize,
+    /// Bytes already present, not faulted in.
+    pub present_bytes: usize,
+    /// Under `auto`, the slow huge-page fault (milliseconds) after which it asked for small
+    /// pages; `null` when it did not switch.
+    pub switched_after_ms: Option<f64>,
+}
+
+impl From<ntt_pcs::PageUse> for Pages {
+    fn from(p: ntt_pcs::PageUse) -> Self {
+        Self {
+            policy: p.policy.name(),
+            huge_bytes: p.huge_bytes,
+            small_bytes: p.small_bytes,
+            present_bytes: p.present_bytes,
+            switched_after_ms: p.switched_after.map(|d| d.as_secs_f64() * 1e3),
+        }
+    }
+}
+
+/// `huge 254.0 MiB, small 2.0 MiB (auto: small pages after a 6.100 ms huge-page fault)`.
+pub(crate) fn pages_line(p: &Pages) -> String {
+    let mib = |b: usize| b as f64 / f64::from(1 << 20);
+    let mut line = format!(
+        "huge {:.1} MiB, small {:.1} MiB",
+        mib(p.huge_bytes),
+        mib(p.small_bytes)
+    );
+    if p.present_bytes > 0 {
+        line.push_str(&format!(", present {:.1} MiB", mib(p.present_bytes)));
+    }
+    match p.switched_after_ms {
+        Some(ms) => line.push_str(&format!(
+            " ({}: small pages after a {ms:.3} ms huge-page fault)",
+            p.policy
+        )),
+        None => line.push_str(&format!(" ({})", p.policy)),
+    }
+    line
+}
+
 /// `w0 32.0 MiB 12.100 ms 16 faults; w1 ...`, or `w0 16 faults in the passes; w1 ...` where
 /// the encode's passes faulted the pages in (`NTT_FIRST_TOUCH=passes`, the default).
 pub(crate) fn first_touch_line(workers: &[WorkerTouch]) -> String {
@@ -50,6 +99,27 @@ pub(crate) fn first_touch_line(workers: &[WorkerTouch]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_name_the_policy_and_any_switch() {
+        let mut p = Pages {
+            policy: "auto",
+            huge_bytes: 254 << 20,
+            small_bytes: 2 << 20,
+            present_bytes: 0,
+            switched_after_ms: Some(6.1),
+        };
+        assert_eq!(
+            pages_line(&p),
+            "huge 254.0 MiB, small 2.0 MiB (auto: small pages after a 6.100 ms huge-page fault)"
+        );
+        p.switched_after_ms = None;
+        p.present_bytes = 1 << 19;
+        assert_eq!(
+            pages_line(&p),
+            "huge 254.0 MiB, small 2.0 MiB, present 0.5 MiB (auto)"
+        );
+    }
 
     #[test]
     fn one_entry_per_worker() {

@@ -67,6 +67,7 @@ pub use commit::{
 pub use domain::{Basis, BasisError, BasisName, CANTOR_BASIS, Domain, MAX_BASIS_LEN};
 pub use encoder::{EncodeError, Encoder, EncoderBuilder, SetupError};
 pub use engine::{committer, encoder};
+pub use pages::{HUGE_PAGES_ENV, HugePages, PageUse};
 pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use shape::memory;
 pub use shape::{
@@ -74,7 +75,7 @@ pub use shape::{
     MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS, MessageLayout, Shape, ShapeError,
 };
 pub use sink::{RowSink, RowSinkError};
-pub use touch::WorkerTouch;
+pub use touch::{FIRST_TOUCH_ENV, WorkerTouch, check_first_touch_env};
 
 /// The README's library examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]

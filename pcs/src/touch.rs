@@ -6,29 +6,30 @@
 //! cost about as much as the encode itself. Before the first pass the buffer is therefore cut
 //! at 2 MiB boundaries into chunks that the pool's workers take on demand (the pool's adaptive
 //! loop: a worker slowed down by a busy neighbour keeps only the chunk it is on), and each
-//! chunk is faulted in with one `MADV_POPULATE_WRITE` (Linux 5.14 and later; elsewhere, or
-//! when the kernel refuses, by writing a byte per page). Chunks of whole huge pages keep two
-//! workers from faulting the same huge page at once.
+//! chunk is asked for as a huge page or as small pages ([`crate::pages::HugePages`]) and faulted
+//! in with one `MADV_POPULATE_WRITE` (Linux 5.14 and later; elsewhere, or when the kernel
+//! refuses, by writing a byte per page). Chunks of whole huge pages keep two workers from
+//! faulting the same huge page at once, and timing each one is how the `auto` policy sees when
+//! huge pages stop coming fast.
 //!
-//! `NTT_FIRST_TOUCH` chooses how (read once per process): `passes` (the default: no first touch
-//! before the first pass, each page is faulted in by the worker whose first pass writes it, so a
-//! worker held up by one slow fault leaves the other workers computing), `populate` (the chunks
-//! above, before the first pass) or `write` (the same, a byte written per page, as on kernels
-//! without `MADV_POPULATE_WRITE`); `none` is another name for `passes`. On a 2-vCPU guest whose
-//! host backs a huge page late now and then, `passes` scaled fresh commits 1.89–2.00× from 1 to 2
-//! workers against 1.77–1.82× for `populate` (docs/PERFORMANCE.md, "Fresh buffers").
+//! `NTT_FIRST_TOUCH` chooses how (read once per process): `populate` (the default: the chunks
+//! above, before the first pass), `write` (the same, a byte written per page, as on kernels
+//! without `MADV_POPULATE_WRITE`) or `passes` (no first touch before the first pass: each page
+//! is faulted in by the worker whose first pass writes it; the `auto` huge-page policy then
+//! decides from the first few chunks, which it populates, for the whole buffer). Any other value
+//! is refused.
 //!
 //! Each worker's share is recorded as a [`WorkerTouch`] (bytes, wall time, the minor page
 //! faults its thread took; with `passes`, the minor page faults each worker's thread took while
 //! the encode ran) and as an `NTT_LOG` span, `first_touch_worker{worker=i}`, so the balance
-//! shows on any machine.
+//! shows on any machine; the pages asked for as a [`PageUse`].
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use ntt_runtime::ThreadPool;
 
-use crate::pages::HUGE_PAGE_BYTES;
+use crate::pages::{HUGE_PAGE_BYTES, HugePages, PageUse, Switch, WINDOW, advise};
 
 const PAGE_BYTES: usize = 4096;
 
@@ -36,25 +37,66 @@ const PAGE_BYTES: usize = 4096;
 /// the workers costs more than faulting them.
 const PARALLEL_MIN_BYTES: usize = 2 * HUGE_PAGE_BYTES;
 
+/// The variable that chooses how fresh pages are faulted in.
+pub const FIRST_TOUCH_ENV: &str = "NTT_FIRST_TOUCH";
+
 /// How fresh pages are faulted in (`NTT_FIRST_TOUCH`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Method {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Method {
     Passes,
+    #[default]
     Populate,
     Write,
 }
 
 impl Method {
-    /// `NTT_FIRST_TOUCH`, read once; unset, or anything but `populate` or `write`, is the
-    /// default (the variable only chooses between ways to measure, never what is computed).
+    /// Every method by the name `NTT_FIRST_TOUCH` takes (`none` is another name for `passes`).
+    const NAMES: [(&'static str, Self); 4] = [
+        ("populate", Self::Populate),
+        ("write", Self::Write),
+        ("passes", Self::Passes),
+        ("none", Self::Passes),
+    ];
+
+    /// `NTT_FIRST_TOUCH`, read once; unset is the default.
+    ///
+    /// # Errors
+    /// The variable names no method (or is not UTF-8).
+    pub(crate) fn from_env() -> Result<Self, ntt_runtime::env::EnvError> {
+        static METHOD: std::sync::OnceLock<Result<Method, ntt_runtime::env::EnvError>> =
+            std::sync::OnceLock::new();
+        METHOD
+            .get_or_init(|| {
+                ntt_runtime::env::parse(FIRST_TOUCH_ENV, |v| {
+                    Self::NAMES
+                        .iter()
+                        .find(|(name, _)| *name == v)
+                        .map(|&(_, m)| m)
+                        .ok_or_else(|| {
+                            "not a first-touch method (expected populate, write or passes)".to_owned()
+                        })
+                })
+                .map(Option::unwrap_or_default)
+            })
+            .clone()
+    }
+
+    /// The method this process uses: `NTT_FIRST_TOUCH`, or the default where it names nothing
+    /// (the CLI refuses that before it runs; a library caller gets a warning in its log).
     fn get() -> Self {
-        static METHOD: std::sync::OnceLock<Method> = std::sync::OnceLock::new();
-        *METHOD.get_or_init(|| match std::env::var("NTT_FIRST_TOUCH").as_deref() {
-            Ok("populate") => Self::Populate,
-            Ok("write") => Self::Write,
-            _ => Self::Passes,
+        Self::from_env().unwrap_or_else(|e| {
+            tracing::warn!("{e}; using populate");
+            Self::default()
         })
     }
+}
+
+/// Checks `NTT_FIRST_TOUCH` (for a command line that refuses bad input before it runs).
+///
+/// # Errors
+/// The variable is set to something that names no method.
+pub fn check_first_touch_env() -> Result<(), ntt_runtime::env::EnvError> {
+    Method::from_env().map(drop)
 }
 
 /// What one worker spent faulting in fresh memory: before the first pass (`NTT_FIRST_TOUCH`
@@ -166,29 +208,105 @@ fn chunks(start: usize, len: usize) -> usize {
     1 + (start + len - first_end).div_ceil(HUGE_PAGE_BYTES)
 }
 
+/// What a fresh buffer's first touch cost: each worker's share (by worker index; workers that
+/// took no chunk are left out) and the pages asked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FirstTouch {
+    pub workers: Vec<WorkerTouch>,
+    pub pages: PageUse,
+}
+
 /// Faults in the pages of `[ptr, ptr + len)` on `pool`'s workers (on the calling thread when it
-/// is small) and returns what each worker spent on it, by worker index (workers that took no
-/// chunk are left out).
+/// is small), asking for the pages `NTT_HUGE_PAGES` says, as `NTT_FIRST_TOUCH` says.
 ///
 /// # Safety
 /// `[ptr, ptr + len)` must lie inside one allocation that the caller may write and that nothing
 /// reads or writes during the call; its contents afterwards are unspecified in the bytes that
 /// were never written (a byte per page may be set to 0).
-pub(crate) unsafe fn populate(pool: &ThreadPool, ptr: *mut u8, len: usize) -> Vec<WorkerTouch> {
+pub(crate) unsafe fn populate(pool: &ThreadPool, ptr: *mut u8, len: usize) -> FirstTouch {
     // SAFETY: forwarded: the caller upholds `populate`'s contract, which is `fault_in`'s.
-    unsafe { fault_in(pool, ptr, len, Method::get()) }
+    unsafe { fault_in(pool, ptr, len, Method::get(), HugePages::current()) }
 }
 
-/// [`populate`] with `method` rather than `NTT_FIRST_TOUCH`'s.
+/// [`populate`] with `method` and `policy` rather than the environment's.
 ///
 /// # Safety
 /// As for [`populate`].
-unsafe fn fault_in(pool: &ThreadPool, ptr: *mut u8, len: usize, method: Method) -> Vec<WorkerTouch> {
-    if method == Method::Passes {
-        return Vec::new();
-    }
-    let _span = tracing::debug_span!("first_touch", bytes = len).entered();
+unsafe fn fault_in(
+    pool: &ThreadPool,
+    ptr: *mut u8,
+    len: usize,
+    method: Method,
+    policy: HugePages,
+) -> FirstTouch {
+    let _span = tracing::debug_span!("first_touch", bytes = len, huge_pages = policy.name()).entered();
     let start = ptr as usize;
+    let n = chunks(start, len);
+    let switch = Mutex::new(Switch::new(policy));
+    let pages = Mutex::new(PageUse {
+        policy,
+        ..PageUse::default()
+    });
+    // One chunk: asked for as the switch says, faulted in (unless `method` leaves it to the
+    // passes), timed, and counted.
+    let one_chunk = |i: usize, fault: bool| {
+        let bytes = chunk(start, len, i);
+        let huge = lock(&switch).wants_huge();
+        let advised = advise(bytes.start as *mut u8, bytes.len(), huge);
+        let mut used = PageUse::default();
+        if fault {
+            let began = Instant::now();
+            // SAFETY: every chunk lies inside `[ptr, ptr + len)` (the caller's allocation, not
+            // accessed by anyone else meanwhile), and the chunks are disjoint.
+            let faulted = unsafe { populate_range(bytes.start as *mut u8, bytes.len(), method) };
+            if !faulted {
+                used.present_bytes = bytes.len();
+                lock(&pages).add(&used);
+                return;
+            }
+            if huge && advised > 0 {
+                lock(&switch).record(policy, began.elapsed());
+            }
+        }
+        let huge_bytes = if huge { advised } else { 0 };
+        used.huge_bytes = huge_bytes;
+        used.small_bytes = bytes.len() - huge_bytes;
+        lock(&pages).add(&used);
+    };
+    let workers = if method == Method::Passes {
+        // Left to the passes: `auto` populates its first few chunks to see how huge pages come,
+        // and the rest are asked for as the switch then says.
+        let probed = if policy == HugePages::Auto {
+            WINDOW.min(n)
+        } else {
+            0
+        };
+        (0..probed).for_each(|i| one_chunk(i, true));
+        (probed..n).for_each(|i| one_chunk(i, false));
+        Vec::new()
+    } else {
+        fault_on_workers(pool, start, len, |i| one_chunk(i, true))
+    };
+    let mut pages = pages
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    pages.switched_after = lock(&switch).switched_after(policy);
+    FirstTouch { workers, pages }
+}
+
+/// A lock whose data stays valid if a holder panicked.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs `touch_chunk` on every chunk of `[start, start + len)`, on `pool`'s workers (on the
+/// calling thread when the range is small), and returns what each worker spent.
+fn fault_on_workers(
+    pool: &ThreadPool,
+    start: usize,
+    len: usize,
+    touch_chunk: impl Fn(usize) + Sync,
+) -> Vec<WorkerTouch> {
     let n = chunks(start, len);
     let workers = pool.num_workers().max(1);
     let spans: Vec<tracing::Span> = (0..workers)
@@ -206,15 +324,10 @@ unsafe fn fault_in(pool: &ThreadPool, ptr: *mut u8, len: usize, method: Method) 
         let worker = worker.min(workers - 1);
         let _entered = spans[worker].enter();
         let (began, faults) = (Instant::now(), thread_minor_faults());
-        for i in range.clone() {
-            let bytes = chunk(start, len, i);
-            // SAFETY: every chunk lies inside `[ptr, ptr + len)` (the caller's allocation, not
-            // accessed by anyone else meanwhile), and the chunks are disjoint.
-            unsafe { populate_range(bytes.start as *mut u8, bytes.len(), method) };
-        }
+        range.clone().for_each(&touch_chunk);
         let bytes: usize = range.map(|i| chunk(start, len, i).len()).sum();
         let (time, faults) = (began.elapsed(), thread_minor_faults().saturating_sub(faults));
-        let mut shares = shares.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut shares = lock(&shares);
         let share = &mut shares[worker];
         share.bytes += bytes;
         share.time += time;
@@ -238,10 +351,11 @@ unsafe fn fault_in(pool: &ThreadPool, ptr: *mut u8, len: usize, method: Method) 
 }
 
 /// Faults in `[ptr, ptr + len)`: one `MADV_POPULATE_WRITE`, else a byte written per page.
+/// Returns false when every page was present already (nothing to fault).
 ///
 /// # Safety
 /// As for [`populate`], for this range.
-unsafe fn populate_range(ptr: *mut u8, len: usize, method: Method) {
+unsafe fn populate_range(ptr: *mut u8, len: usize, method: Method) -> bool {
     #[cfg(not(all(target_os = "linux", not(miri))))]
     let _ = method;
     #[cfg(all(target_os = "linux", not(miri)))]
@@ -250,7 +364,7 @@ unsafe fn populate_range(ptr: *mut u8, len: usize, method: Method) {
         if resident(start, ptr as usize + len - start) {
             // A buffer used before (a caller's, handed to the encoder again): nothing to fault,
             // and asking the kernel to populate it would walk every page of it.
-            return;
+            return false;
         }
     }
     #[cfg(all(target_os = "linux", not(miri)))]
@@ -267,7 +381,7 @@ unsafe fn populate_range(ptr: *mut u8, len: usize, method: Method) {
             )
         };
         if rc == 0 {
-            return;
+            return true;
         }
     }
     // The first byte of each page (and the range's first byte): a write faults the page in.
@@ -278,6 +392,7 @@ unsafe fn populate_range(ptr: *mut u8, len: usize, method: Method) {
         unsafe { ptr.wrapping_add(offset).write_volatile(0) };
         offset = (ptr as usize + offset + 1).next_multiple_of(PAGE_BYTES) - ptr as usize;
     }
+    true
 }
 
 /// Whether every page of `[start, start + len)` (`start` page-aligned, at most a chunk and a
@@ -314,6 +429,16 @@ fn thread_minor_faults() -> u64 {
 mod tests {
     use super::*;
     use ntt_runtime::{PinPolicy, ThreadPoolBuilder};
+
+    #[test]
+    fn first_touch_names_parse_and_typos_do_not() {
+        let find = |v: &str| Method::NAMES.iter().find(|(n, _)| *n == v).map(|&(_, m)| m);
+        assert_eq!(find("populate"), Some(Method::Populate));
+        assert_eq!(find("none"), Some(Method::Passes));
+        for bad in ["bogus", "POPULATE", "1", "passes,write", " populate "] {
+            assert_eq!(find(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn chunks_tile_the_range_at_huge_page_boundaries() {
@@ -354,17 +479,35 @@ mod tests {
             let len = words * 8;
             // SAFETY: the spare capacity is this test's, and nothing else touches it.
             for method in [Method::Populate, Method::Write] {
-                let mut buffer: Vec<u64> = Vec::with_capacity(words);
-                // SAFETY: the spare capacity is this test's, and nothing else touches it.
-                let shares = unsafe { fault_in(&pool, buffer.as_mut_ptr().cast(), len, method) };
-                assert_eq!(shares.iter().map(|s| s.bytes).sum::<usize>(), len);
-                assert!(shares.iter().all(|s| s.worker < 2 && s.bytes > 0));
-                buffer.extend((0..words as u64).map(|w| w ^ 0x5a));
-                assert!(buffer.iter().enumerate().all(|(i, &w)| w == i as u64 ^ 0x5a));
+                for policy in HugePages::ALL {
+                    let mut buffer: Vec<u64> = Vec::with_capacity(words);
+                    // SAFETY: the spare capacity is this test's, and nothing else touches it.
+                    let touch = unsafe { fault_in(&pool, buffer.as_mut_ptr().cast(), len, method, policy) };
+                    let shares = &touch.workers;
+                    assert_eq!(shares.iter().map(|s| s.bytes).sum::<usize>(), len);
+                    assert!(shares.iter().all(|s| s.worker < 2 && s.bytes > 0));
+                    let p = touch.pages;
+                    assert_eq!(p.huge_bytes + p.small_bytes + p.present_bytes, len, "{p:?}");
+                    assert_eq!(p.policy, policy);
+                    if policy == HugePages::Never {
+                        assert_eq!(p.huge_bytes, 0, "{p:?}");
+                    }
+                    buffer.extend((0..words as u64).map(|w| w ^ 0x5a));
+                    assert!(buffer.iter().enumerate().all(|(i, &w)| w == i as u64 ^ 0x5a));
+                }
             }
             // SAFETY: as above.
-            let left = unsafe { fault_in(&pool, buffer.as_mut_ptr().cast(), len, Method::Passes) };
-            assert!(left.is_empty());
+            let left = unsafe {
+                fault_in(
+                    &pool,
+                    buffer.as_mut_ptr().cast(),
+                    len,
+                    Method::Passes,
+                    HugePages::Always,
+                )
+            };
+            assert!(left.workers.is_empty());
+            assert_eq!(left.pages.huge_bytes + left.pages.small_bytes, len);
         }
     }
 
@@ -381,10 +524,20 @@ mod tests {
         let words = (9 << 20) / 8;
         let mut buffer: Vec<u64> = (0..words as u64).collect();
         // SAFETY: the buffer is this test's and borrowed mutably for the call.
-        let _ = unsafe { fault_in(&pool, buffer.as_mut_ptr().cast(), words * 8, Method::Populate) };
+        let touch = unsafe {
+            fault_in(
+                &pool,
+                buffer.as_mut_ptr().cast(),
+                words * 8,
+                Method::Populate,
+                HugePages::Auto,
+            )
+        };
         if madvise_populate_supported() {
             assert!(buffer.iter().enumerate().all(|(i, &w)| w == i as u64));
         }
+        // Every page was present: nothing was faulted in, nor asked for.
+        assert_eq!(touch.pages.present_bytes, words * 8, "{:?}", touch.pages);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::args::{DomainArgs, EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::stats::Spread;
-use crate::touch_report::{WorkerTouch, first_touch_line};
+use crate::touch_report::{Pages, WorkerTouch, first_touch_line, pages_line};
 use crate::tree_args::TreeArgs;
 use crate::{engine, input, progress, report, workload};
 use clap::Args;
@@ -131,6 +131,8 @@ struct Report {
     samples_ms: Vec<Times>,
     /// What each worker spent faulting in the first run's fresh codeword buffer.
     first_touch: Vec<WorkerTouch>,
+    /// The pages the first run's fresh codeword buffer was asked for.
+    pages: Option<Pages>,
     /// Witness GiB per second at `times_ms.total`.
     gib_per_s: f64,
 }
@@ -162,6 +164,7 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
     let bar = progress::bar(args.repeat as u64, "committing");
     let mut runs = Vec::with_capacity(args.repeat);
     let mut first_touch = Vec::new();
+    let mut pages = None;
     let mut kept: Option<ProverData> = None;
     let mut commitment = None;
     for _ in 0..args.repeat {
@@ -172,6 +175,7 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
         runs.push(data.timings());
         if runs.len() == 1 {
             first_touch = data.first_touch().iter().map(WorkerTouch::from).collect();
+            pages = data.pages().map(Pages::from);
         }
         commitment = Some(c);
         kept = Some(data);
@@ -215,6 +219,7 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
         reused_runs_ms,
         samples_ms: runs.iter().map(Times::from).collect(),
         first_touch,
+        pages,
         gib_per_s: witness_gib / (times_ms.total / 1e3),
     };
     let text = if args.json.json {
@@ -302,6 +307,9 @@ fn text(r: &Report) -> String {
     }
     if !r.first_touch.is_empty() {
         let _ = writeln!(out, "first touch {}", first_touch_line(&r.first_touch));
+    }
+    if let Some(pages) = &r.pages {
+        let _ = writeln!(out, "pages       {}", pages_line(pages));
     }
     let _ = writeln!(out, "throughput  {:.3} GiB/s of witness", r.gib_per_s);
     out

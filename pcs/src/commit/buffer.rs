@@ -6,8 +6,8 @@
 //! Three things keep them off the commit's critical path:
 //! - Huge pages: asking Linux for transparent huge pages (`MADV_HUGEPAGE`, honoured when
 //!   `/sys/kernel/mm/transparent_hugepage/enabled` is `always` or `madvise`) makes it 32 faults
-//!   of 2 MiB. The advice changes no contents and is only a hint: if it is refused the buffer
-//!   works the same with small pages.
+//!   of 2 MiB, while they come fast (see [`crate::pages`]). The advice changes no contents and
+//!   is only a hint: if it is refused the buffer works the same with small pages.
 //! - Parallel first touch: a fresh buffer is faulted in by all of the pool's workers together
 //!   before the encode, in 2 MiB chunks taken on demand (see [`crate::touch`]).
 //! - The pool: a [`Committer`](super::Committer) keeps the buffers of dropped
@@ -19,8 +19,7 @@ use std::sync::Mutex;
 
 use ntt_runtime::ThreadPool;
 
-use crate::pages::advise_huge_pages;
-use crate::touch::{WorkerTouch, populate};
+use crate::touch::{FirstTouch, populate};
 
 /// Bytes of codeword buffers a committer keeps by default: 4 GiB, a few commits' worth of the
 /// sizes provers use (2^24 words at rate 1/4 is 512 MiB), small beside the machines that run them.
@@ -89,9 +88,9 @@ impl BufferPool {
     }
 }
 
-/// Empties `buffer` and makes room for `words` words; when that needs new memory, advises huge
-/// pages for it and has `pool`'s workers fault it in together ([`populate`]). Returns what each
-/// worker spent on that when the memory was new, `None` when the buffer was reused.
+/// Empties `buffer` and makes room for `words` words; when that needs new memory, has `pool`'s
+/// workers fault it in together on the pages the huge-page policy asks for ([`populate`]).
+/// Returns what that cost when the memory was new, `None` when the buffer was reused.
 ///
 /// # Errors
 /// The allocator's refusal (the size comes from input, so it is not left to abort the process).
@@ -99,7 +98,7 @@ pub(crate) fn reserve_codeword(
     buffer: &mut Vec<u64>,
     words: usize,
     pool: &ThreadPool,
-) -> Result<Option<Vec<WorkerTouch>>, TryReserveError> {
+) -> Result<Option<FirstTouch>, TryReserveError> {
     buffer.clear();
     if buffer.capacity() >= words {
         return Ok(None);
@@ -109,7 +108,6 @@ pub(crate) fn reserve_codeword(
     new.try_reserve_exact(words)?;
     *buffer = new;
     let ptr = buffer.as_mut_ptr().cast::<u8>();
-    advise_huge_pages(ptr, words * 8);
     // SAFETY: `[ptr, ptr + 8 * words)` is the spare capacity of `buffer`, borrowed mutably here;
     // its contents are unspecified until the encode writes every word.
     Ok(Some(unsafe { populate(pool, ptr, words * 8) }))
@@ -136,8 +134,8 @@ mod tests {
         let touched = reserve_codeword(&mut buffer, 5 << 20, &pool).expect("40 MiB");
         // Fresh: the workers' shares (empty when the passes fault the pages in, the default;
         // `touch`'s tests check the shares of the first touch before the passes).
-        let shares = touched.expect("a fresh buffer");
-        let bytes: usize = shares.iter().map(|w| w.bytes).sum();
+        let touch = touched.expect("a fresh buffer");
+        let bytes: usize = touch.workers.iter().map(|w| w.bytes).sum();
         assert!(
             bytes == 0 || bytes == 40 << 20,
             "every byte once, or none: {bytes}"

@@ -109,6 +109,7 @@ pub fn commit_codeword_with(
             tree,
             timings,
             first_touch: Vec::new(),
+            pages: None,
             recycle: std::sync::Weak::new(),
         },
     ))

@@ -252,6 +252,7 @@ impl Committer {
         };
         let allocate = allocating.elapsed();
         // A fresh buffer left to the passes: count each worker's page faults over the encode.
+        let pages = first_touch.as_ref().map(|t| t.pages);
         let faults_before = first_touch
             .as_ref()
             .filter(|_| touch::left_to_passes())
@@ -275,7 +276,7 @@ impl Committer {
                 &before,
                 &touch::worker_faults(self.encoder.pool()),
             )),
-            None => first_touch,
+            None => first_touch.map(|t| t.workers),
         };
 
         let (busy, cap, tree) = {
@@ -315,6 +316,7 @@ impl Committer {
                 tree,
                 timings,
                 first_touch: first_touch.unwrap_or_default(),
+                pages,
                 recycle: Arc::downgrade(&self.buffers),
             },
         ))

@@ -8,6 +8,7 @@ use super::node::le_bytes;
 use super::node::node_cv;
 use super::rows::RowTree;
 use super::tree::ChainingTree;
+use crate::pages::PageUse;
 use crate::touch::WorkerTouch;
 use ntt_verify::Commitment;
 use ntt_verify::tree::{ChunkSet, fold_root};
@@ -83,6 +84,8 @@ pub struct ProverData {
     pub(crate) timings: CommitTimings,
     /// What each worker spent faulting in a fresh codeword buffer (empty when reused).
     pub(crate) first_touch: Vec<WorkerTouch>,
+    /// The pages a fresh codeword buffer was asked for (`None` when reused).
+    pub(crate) pages: Option<PageUse>,
     /// The committer's buffer pool.
     pub(crate) recycle: Weak<BufferPool>,
 }
@@ -115,6 +118,13 @@ impl ProverData {
     /// empty when the commit reused a buffer whose pages were present already.
     pub fn first_touch(&self) -> &[WorkerTouch] {
         &self.first_touch
+    }
+
+    /// The pages the codeword buffer was asked for when the commit faulted it in (huge pages
+    /// while they came fast, under the default `NTT_HUGE_PAGES=auto`); `None` when the commit
+    /// reused a buffer.
+    pub fn pages(&self) -> Option<PageUse> {
+        self.pages
     }
 
     /// Bytes held besides the codeword (the stored chaining values, or the row tree's digests:

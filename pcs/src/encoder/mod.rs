@@ -18,7 +18,6 @@ mod rows;
 mod split;
 
 use crate::domain::Domain;
-use crate::pages::advise_huge_pages;
 use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::shape::{CommitParams, MessageLayout, Shape, ShapeError};
 use crate::sink::{GuardedSink, RowSink, RowSinkError};
@@ -280,10 +279,9 @@ impl Encoder {
         let shape = self.domain_shape(data.len(), params.lanes, params.log_inv_rate)?;
         let plan = self.plan_inner(shape, None);
         // The rows past the message are written before they are read; where the caller never
-        // touched them, huge pages make their first touch cheap (`pages.rs`), and the workers
-        // share it (`touch.rs`).
+        // touched them, the workers share their first touch, on huge pages while those come
+        // fast (`touch.rs`, `pages.rs`).
         let tail = &mut data[shape.message_words()..];
-        advise_huge_pages(tail.as_mut_ptr().cast(), tail.len() * 8);
         let fresh = Some((tail.as_mut_ptr() as usize, tail.len() * 8));
         // SAFETY: `data` is borrowed mutably for the whole encode and accessed only through the
         // view.
@@ -356,8 +354,6 @@ impl Encoder {
             });
         }
         let plan = self.plan_inner(shape, Some(layout));
-        // A codeword the caller has just allocated is faulted in as it is written (`pages.rs`).
-        advise_huge_pages(codeword.as_mut_ptr().cast(), codeword.len() * 8);
         // SAFETY: `codeword` is borrowed mutably for the whole encode and accessed only through
         // the view, which writes every word before reading it; `MaybeUninit<u64>` has the
         // layout of `u64`.
