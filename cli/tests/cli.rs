@@ -453,8 +453,17 @@ fn plan_explains_itself_in_text_and_json() {
     // The short form the other commands print, in both outputs, and the same in both.
     let summary = v["summary"].as_str().expect("a summary string");
     assert!(
-        summary.contains("sweep(s): gather[") && summary.contains("| sink 2^"),
+        summary.contains("sweep(s): transpose gather[") && summary.contains("| sink 2^"),
         "{summary}"
+    );
+    // Each sweep's traffic: the transpose reads and writes the 128 MiB message.
+    let traffic = v["traffic"].as_array().expect("a traffic list");
+    assert_eq!(traffic[0]["pass"], "transpose");
+    assert_eq!(traffic[0]["read_bytes"], 128u64 << 20);
+    assert!(
+        stdout(&text).contains("  traffic: transpose reads 128 MiB"),
+        "{}",
+        stdout(&text)
     );
     assert!(
         stdout(&text).contains(&format!("  short: {summary}\n")),

@@ -18,9 +18,11 @@ const NOTATION: &str = "Reading a plan's short form (printed by `ntt commit`, `n
 as `short:`, here), for 2^22 words in 64 lanes at rate 1/2 (2^17 codeword rows) with
 a 2 MiB L2 per worker:
 
-  2 sweep(s): gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r loop] | wide | sink 2^12 rows | cached
+  2 sweep(s): transpose gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r loop] | wide | sink 2^12 rows | cached
 
   2 sweep(s)         passes over the codeword buffer, each reading and writing all of it
+  transpose          a lane-major message is first transposed into the buffer's first
+                     rows (runs of a page per lane), where the passes read it in place
   gather[a..b 2^gr×k]
                      a gathered pass: layers a to b (b excluded) on groups of 2^g rows
                      taken 2^(L-b) rows apart (L = log2 codeword rows), k adjacent
@@ -40,7 +42,8 @@ a 2 MiB L2 per worker:
                      cache; `(unfused)` when it reads them back in one more sweep
   cached | streaming plain or non-temporal stores
 
-Layers 0 to r (r = log2 of the inverse rate) are copies of the message and never run.";
+Layers 0 to r (r = log2 of the inverse rate) are copies of the message and never run.
+The long form ends with each sweep's traffic (bytes read and written; JSON `traffic`).";
 
 /// Flags of `ntt plan`.
 #[derive(Debug, Args)]
@@ -144,12 +147,14 @@ pub(crate) fn run(args: PlanArgs) -> Result<(), CliError> {
     files::print(&text)
 }
 
-/// The plan's fields, the worker count as `threads`, and its short form as `summary`.
+/// The plan's fields, the worker count as `threads`, its short form as `summary` and the bytes
+/// each sweep reads and writes as `traffic`.
 fn plan_json(plan: &Plan) -> Result<serde_json::Value, CliError> {
     let mut value = serde_json::to_value(plan)?;
     report::workers_as_threads(&mut value);
     if let Some(object) = value.as_object_mut() {
         object.insert("summary".to_owned(), serde_json::Value::String(plan.summary()));
+        object.insert("traffic".to_owned(), serde_json::to_value(plan.traffic())?);
     }
     Ok(value)
 }

@@ -152,6 +152,7 @@ impl fmt::Display for Plan {
             self.write_deep(f, pass, d)?;
         }
         self.write_sink(f)?;
+        self.write_traffic(f)?;
         write!(f, "  sweeps of the buffer: {}", self.sweeps())
     }
 }
@@ -260,6 +261,28 @@ impl Plan {
         }
         writeln!(f)?;
         write_kernels(f, "of a sub-block", &d.radix8)
+    }
+
+    /// The bytes each sweep reads and writes.
+    fn write_traffic(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sweeps: Vec<String> = self
+            .traffic()
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} reads {}, writes {}",
+                    t.pass,
+                    bytes(t.read_bytes),
+                    bytes(t.write_bytes)
+                )
+            })
+            .collect();
+        writeln!(
+            f,
+            "  traffic: {}; {} in all",
+            sweeps.join("; "),
+            bytes(self.traffic_bytes())
+        )
     }
 
     /// How finished rows reach the sink.

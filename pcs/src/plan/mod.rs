@@ -51,6 +51,7 @@ mod placement;
 pub mod radix8_kernel;
 mod schedule;
 pub(crate) mod steps;
+mod traffic;
 mod transpose;
 
 pub use config::{DeepBudget, PlanConfig};
@@ -59,6 +60,7 @@ pub use gate::GateReason;
 pub use gathered::Gather;
 pub use radix8_kernel::{Radix8Kernel, Radix8Step, Radix8Steps};
 pub use schedule::{DeepSchedule, MessageRead};
+pub use traffic::SweepTraffic;
 pub use transpose::{TRANSPOSE_CHUNK_BYTES, transpose_chunk_log_rows};
 
 use crate::shape::{MessageLayout, Shape};
