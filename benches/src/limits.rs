@@ -1,4 +1,4 @@
-//! The machine's physical limits, measured: memory bandwidth (read, copy, first touch), the
+//! The machine's physical limits, measured: memory bandwidth (read, copy, write, first touch), the
 //! butterfly kernel rate in L1 and BLAKE3 on one core.
 //!
 //! Bandwidths are medians over repeats, on buffers far larger than the last-level cache; they
@@ -62,6 +62,9 @@ pub struct Limits {
     pub read: Bandwidth,
     /// `memcpy` of a buffer, read + write bytes counted.
     pub copy: Bandwidth,
+    /// Filling a buffer already in memory (writes only; a plain store also reads each line
+    /// in, which the figure does not count).
+    pub write: Bandwidth,
     /// Allocating, writing and freeing a buffer of up to [`FIRST_TOUCH_BYTES`] (page faults
     /// included), bytes written.
     pub first_touch: Bandwidth,
@@ -104,6 +107,16 @@ impl Limits {
             one: copy(1),
             all: copy(workers),
         };
+        let mut write = |t| {
+            gib_s(
+                bandwidth_bytes,
+                &repeat(1, repeats, || time(|| fill_all(&mut dst, t))),
+            )
+        };
+        let write = Bandwidth {
+            one: write(1),
+            all: write(workers),
+        };
         drop(dst);
         // Page faults cost the same per page at any size; a smaller buffer keeps this quick.
         let touch_words = words.min(FIRST_TOUCH_BYTES / 8);
@@ -138,6 +151,7 @@ impl Limits {
             bandwidth_bytes,
             read,
             copy,
+            write,
             first_touch,
             butterfly,
             blake3_in_cache: blake3_in_cache_rate(repeats),
@@ -199,6 +213,16 @@ fn copy_all(dst: &mut [u64], src: &[u64], threads: usize) {
     std::thread::scope(|s| {
         for (d, c) in dst.chunks_mut(per).zip(src.chunks(per)) {
             s.spawn(move || d.copy_from_slice(black_box(c)));
+        }
+    });
+}
+
+/// Fills `dst` on `threads` threads.
+fn fill_all(dst: &mut [u64], threads: usize) {
+    let per = dst.len().div_ceil(threads.max(1));
+    std::thread::scope(|s| {
+        for d in dst.chunks_mut(per) {
+            s.spawn(move || d.fill(black_box(0x5a5a)));
         }
     });
 }

@@ -76,7 +76,7 @@ pub(crate) fn pages_line(p: &Pages) -> String {
 }
 
 /// `w0 32.0 MiB 12.100 ms 16 faults; w1 ...`, or `w0 16 faults in the passes; w1 ...` where
-/// the encode's passes faulted the pages in (`NTT_FIRST_TOUCH=passes`, the default).
+/// the encode's passes faulted the pages in (`NTT_FIRST_TOUCH=passes`).
 pub(crate) fn first_touch_line(workers: &[WorkerTouch]) -> String {
     workers
         .iter()

@@ -100,7 +100,7 @@ pub fn check_first_touch_env() -> Result<(), ntt_runtime::env::EnvError> {
 }
 
 /// What one worker spent faulting in fresh memory: before the first pass (`NTT_FIRST_TOUCH`
-/// `populate` or `write`), or while the passes ran (the default, `passes`: then `bytes` and
+/// `populate`, the default, or `write`), or while the passes ran (`passes`: then `bytes` and
 /// `time` are 0 and `faults` is what the worker's thread took during the encode).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WorkerTouch {
@@ -122,7 +122,7 @@ impl WorkerTouch {
     }
 }
 
-/// Whether fresh pages are left to the passes (`NTT_FIRST_TOUCH=passes`, the default).
+/// Whether fresh pages are left to the passes (`NTT_FIRST_TOUCH=passes`).
 pub(crate) fn left_to_passes() -> bool {
     Method::get() == Method::Passes
 }

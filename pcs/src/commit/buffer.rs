@@ -132,7 +132,7 @@ mod tests {
         let pool = pool(2);
         let mut buffer = vec![7u64; 10];
         let touched = reserve_codeword(&mut buffer, 5 << 20, &pool).expect("40 MiB");
-        // Fresh: the workers' shares (empty when the passes fault the pages in, the default;
+        // Fresh: the workers' shares (empty when the passes fault the pages in;
         // `touch`'s tests check the shares of the first touch before the passes).
         let touch = touched.expect("a fresh buffer");
         let bytes: usize = touch.workers.iter().map(|w| w.bytes).sum();

@@ -223,12 +223,25 @@ impl Figure for Baselines<'_> {
     }
 }
 
-/// Commit and encode throughput against their bounds (max of compute and memory) by witness
-/// size; one panel per worker count.
+/// Commit and encode throughput against their two floors by witness size: compute (the
+/// butterflies at the L1 kernel rate, and for the commit BLAKE3 in cache) and traffic (the bytes
+/// the plan's sweeps move at the measured bandwidths); one panel per worker count.
 pub(crate) struct AgainstBound<'a> {
     pub saved: &'a Saved,
     pub note: &'a str,
     pub rate: u32,
+}
+
+/// Points `(log2 words, GiB/s)` of one series: `ms` of each row (skipping rows without it), as
+/// the throughput of the witness that `m` measured.
+fn floor_points(
+    rows: &[&SavedRow],
+    m: fn(&SavedRow) -> &SavedMeasurement,
+    ms: fn(&SavedRow) -> Option<f64>,
+) -> Vec<(f64, f64)> {
+    rows.iter()
+        .filter_map(|r| ms(r).map(|b| (m(r).log_words(), m(r).gib_s_at(b))))
+        .collect()
 }
 
 impl Figure for AgainstBound<'_> {
@@ -246,7 +259,7 @@ impl Figure for AgainstBound<'_> {
         let body = header(
             root,
             &format!(
-                "ntt-engine against the physical bound, {}, reused buffers (dashed: bound)",
+                "ntt-engine against its floors, {}, reused buffers (dashed: compute, dotted: traffic)",
                 rate_name(self.rate)
             ),
             self.saved,
@@ -257,17 +270,30 @@ impl Figure for AgainstBound<'_> {
             let rows: Vec<&SavedRow> = reused_rows(self.saved, self.rate)
                 .filter(|r| r.commit.workers == w)
                 .collect();
-            let series = |m: fn(&SavedRow) -> &SavedMeasurement, bound: fn(&SavedRow) -> Option<f64>| {
-                let measured: Vec<(f64, f64)> = rows.iter().map(|r| (m(r).log_words(), m(r).gib_s)).collect();
-                let bounds: Vec<(f64, f64)> = rows
-                    .iter()
-                    .filter_map(|r| bound(r).map(|b| (m(r).log_words(), m(r).gib_s_at(b))))
-                    .collect();
-                (measured, bounds)
+            let measured = |m: fn(&SavedRow) -> &SavedMeasurement| -> Vec<(f64, f64)> {
+                rows.iter().map(|r| (m(r).log_words(), m(r).gib_s)).collect()
             };
-            let commit = series(|r| &r.commit, |r| r.commit_bound_ms);
-            let encode = series(|r| &r.encode, |r| r.encode_bound_ms);
-            let all = || commit.0.iter().chain(&commit.1).chain(&encode.0).chain(&encode.1);
+            let series = [
+                (
+                    "commit",
+                    measured(|r| &r.commit),
+                    floor_points(&rows, |r| &r.commit, |r| r.commit_compute_ms),
+                    PALETTE[0],
+                ),
+                (
+                    "encode",
+                    measured(|r| &r.encode),
+                    floor_points(&rows, |r| &r.encode, |r| r.encode_compute_ms),
+                    PALETTE[1],
+                ),
+            ];
+            let traffic = floor_points(&rows, |r| &r.encode, |r| r.traffic_ms);
+            let all = || {
+                series
+                    .iter()
+                    .flat_map(|(_, m, c, _)| m.iter().chain(c))
+                    .chain(&traffic)
+            };
             let (x0, x1) = span(all().map(|p| p.0));
             let (_, y1) = span(all().map(|p| p.1));
             if !x0.is_finite() {
@@ -281,29 +307,34 @@ impl Figure for AgainstBound<'_> {
                 .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), 0.0..(y1 * 1.45).max(1e-3))?;
             chart
                 .configure_mesh()
-                .x_labels(((x1 - x0) as usize + 2).min(12))
+                .x_labels(((x1 - x0) as usize + 2).min(14))
                 .x_label_formatter(&ticks::pow2)
                 .x_desc("witness words (64-bit)")
                 .y_desc("GiB/s of witness")
                 .label_style((FONT, 15))
                 .axis_desc_style((FONT, 16))
                 .draw()?;
-            for (name, (measured, bounds), color) in
-                [("commit", commit, PALETTE[0]), ("encode", encode, PALETTE[1])]
-            {
+            for (name, measured, compute, color) in series {
                 chart
                     .draw_series(LineSeries::new(measured.clone(), color.stroke_width(2)))?
                     .label(format!("{name}, measured"))
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
                 chart.draw_series(measured.iter().map(|&p| Circle::new(p, 4, color.filled())))?;
-                if !bounds.is_empty() {
+                if !compute.is_empty() {
                     chart
-                        .draw_series(DashedLineSeries::new(bounds, 8, 5, color.stroke_width(2)))?
-                        .label(format!("{name}, bound"))
+                        .draw_series(DashedLineSeries::new(compute, 8, 5, color.stroke_width(2)))?
+                        .label(format!("{name}, compute floor"))
                         .legend(move |(x, y)| {
                             PathElement::new(vec![(x, y), (x + 6, y)], color.stroke_width(2))
                         });
                 }
+            }
+            if !traffic.is_empty() {
+                let gray = GREY;
+                chart
+                    .draw_series(DashedLineSeries::new(traffic, 2, 4, gray.stroke_width(2)))?
+                    .label("traffic floor (the plan's sweeps)")
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 3, y)], gray.stroke_width(2)));
             }
             legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
@@ -433,7 +464,8 @@ mod tests {
                 throughput.push(serde_json::json!({
                     "commit": measurement("ntt-engine", log_rows, workers, "reused", ms),
                     "encode": measurement("ntt-engine", log_rows, workers, "reused", ms * 0.7),
-                    "commit_bound_ms": ms * 0.6, "encode_bound_ms": ms * 0.4,
+                    "commit_compute_ms": ms * 0.6, "encode_compute_ms": ms * 0.4,
+                    "traffic_ms": ms * 0.3,
                 }));
                 for op in ["encode", "commit"] {
                     comparisons.push(serde_json::json!({
@@ -479,7 +511,12 @@ mod tests {
             "group labels name size and workers"
         );
         let bound = std::fs::read_to_string(dir.join("bound.svg")).expect("written");
-        assert!(bound.contains("commit, bound") && bound.contains("GiB/s of witness"));
+        assert!(
+            bound.contains("commit, compute floor")
+                && bound.contains("traffic floor")
+                && bound.contains("GiB/s of witness"),
+            "both floors are drawn"
+        );
         for f in &files {
             assert!(
                 std::fs::metadata(f).expect("written").len() > 1000,

@@ -19,9 +19,10 @@ pub(crate) struct Row {
     pub encode: Measurement,
     /// Median time the row sinks spent hashing, per worker (the commit's own attribution).
     pub sink_hash_ms: f64,
-    /// The commit's bound, max(compute, memory), when the limits were measured.
+    /// The commit's bound, the higher of its compute and traffic floors (plus page faults for a
+    /// fresh codeword), when the limits were measured.
     pub commit_bound_ms: Option<f64>,
-    /// The encode's bound, max(compute, memory), when the limits were measured.
+    /// The encode's bound, likewise.
     pub encode_bound_ms: Option<f64>,
     /// The terms of both bounds.
     pub bounds: Option<Bounds>,
@@ -30,8 +31,16 @@ pub(crate) struct Row {
     pub first_touch: Vec<TouchFigure>,
     /// Sweeps of the codeword buffer the encoder's plan makes for this shape.
     pub plan_sweeps: usize,
-    /// Memory time of those sweeps at the copy bandwidth, when the limits were measured.
-    pub plan_memory_ms: Option<f64>,
+    /// Bytes the encoder's plan reads and writes, all its sweeps together.
+    pub plan_traffic_bytes: usize,
+    /// The encode's compute floor: its butterflies at the L1 kernel rate, split over the
+    /// workers, when the limits were measured.
+    pub encode_compute_ms: Option<f64>,
+    /// The commit's: the same, plus BLAKE3 of the codeword at the in-cache rate.
+    pub commit_compute_ms: Option<f64>,
+    /// The traffic floor of the plan's sweeps ([`Bounds::traffic_s`]), the same for the encode
+    /// and the commit (whose hashing adds no traffic), when the limits were measured.
+    pub traffic_ms: Option<f64>,
 }
 
 impl Row {
@@ -133,13 +142,11 @@ pub(crate) fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: O
 
     let workers = engine.workers;
     let bounds = limits.map(|l| Bounds::new(shape, workers, l));
-    let plan_sweeps = engine
-        .encoder()
-        .plan(
-            Shape::with_expansion(shape.log_rows(), lanes, r, Expansion::Unbounded).expect("valid shape"),
-            MessageLayout::Lanes,
-        )
-        .sweeps();
+    let plan = engine.encoder().plan(
+        Shape::with_expansion(shape.log_rows(), lanes, r, Expansion::Unbounded).expect("valid shape"),
+        MessageLayout::Lanes,
+    );
+    let traffic = plan.traffic();
     let first_touch = touch::figures(&touches, workers);
     let row = |buffers: Buffers, encode: &Samples, commit: &Samples| Row {
         commit: Measurement::new("commit", "ntt-engine", shape, workers, buffers, commit),
@@ -150,11 +157,14 @@ pub(crate) fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: O
         } else {
             Vec::new()
         },
-        commit_bound_ms: bounds.map(|b| b.commit_s(buffers == Buffers::Fresh) * 1e3),
-        encode_bound_ms: bounds.map(|b| b.encode_s(buffers == Buffers::Fresh) * 1e3),
+        commit_bound_ms: bounds.map(|b| b.commit_s(&traffic, buffers == Buffers::Fresh) * 1e3),
+        encode_bound_ms: bounds.map(|b| b.encode_s(&traffic, buffers == Buffers::Fresh) * 1e3),
         bounds,
-        plan_sweeps,
-        plan_memory_ms: bounds.map(|b| b.sweeps_memory_s(shape, plan_sweeps) * 1e3),
+        plan_sweeps: plan.sweeps(),
+        plan_traffic_bytes: plan.traffic_bytes(),
+        encode_compute_ms: bounds.map(|b| b.encode_compute_s * 1e3),
+        commit_compute_ms: bounds.map(|b| (b.encode_compute_s + b.hash_compute_s) * 1e3),
+        traffic_ms: bounds.map(|b| b.traffic_s(&traffic) * 1e3),
     };
     [
         row(Buffers::Fresh, &samples[0], &samples[1]),

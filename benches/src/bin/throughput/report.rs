@@ -140,7 +140,7 @@ pub(crate) fn print_throughput_header(shape: BenchShape, repeat: usize) {
         repeat
     );
     println!(
-        "  {:>3} {:>7} | {:>9} {:>7} | {:>9} {:>7} | {:>7} {:>8} | {:>9} {:>6} | {:>6} {:>9}",
+        "  {:>3} {:>7} | {:>9} {:>7} | {:>9} {:>7} | {:>7} {:>8} | {:>9} {:>6} | {:>6} {:>10} {:>10}",
         "w",
         "buffers",
         "commit ms",
@@ -152,7 +152,8 @@ pub(crate) fn print_throughput_header(shape: BenchShape, repeat: usize) {
         "bound ms",
         "/bound",
         "sweeps",
-        "sweeps ms"
+        "compute ms",
+        "traffic ms"
     );
 }
 
@@ -162,8 +163,9 @@ pub(crate) fn print_throughput_row(row: &Row) {
         Some(b) => (format!("{b:.2}"), format!("{:.2}", c.median_ms / b)),
         None => ("-".to_owned(), "-".to_owned()),
     };
+    let ms = |v: Option<f64>| v.map_or("-".to_owned(), |m| format!("{m:.2}"));
     println!(
-        "  {:>3} {:>7} | {:>9.2} {:>7.2} | {:>9.2} {:>7.2} | {:>6.0}% {:>8.2} | {:>9} {:>6} | {:>6} {:>9}",
+        "  {:>3} {:>7} | {:>9.2} {:>7.2} | {:>9.2} {:>7.2} | {:>6.0}% {:>8.2} | {:>9} {:>6} | {:>6} {:>10} {:>10}",
         c.workers,
         c.buffers.name(),
         c.median_ms,
@@ -175,6 +177,7 @@ pub(crate) fn print_throughput_row(row: &Row) {
         bound,
         ratio,
         row.plan_sweeps,
-        row.plan_memory_ms.map_or("-".to_owned(), |m| format!("{m:.2}"))
+        ms(row.commit_compute_ms),
+        ms(row.traffic_ms)
     );
 }

@@ -50,8 +50,13 @@ impl SavedMeasurement {
 pub(crate) struct SavedRow {
     pub commit: SavedMeasurement,
     pub encode: SavedMeasurement,
-    pub commit_bound_ms: Option<f64>,
-    pub encode_bound_ms: Option<f64>,
+    /// The floors (absent from documents saved before they were measured).
+    #[serde(default)]
+    pub encode_compute_ms: Option<f64>,
+    #[serde(default)]
+    pub commit_compute_ms: Option<f64>,
+    #[serde(default)]
+    pub traffic_ms: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -50,7 +50,7 @@ pub(crate) fn print(figures: &[TouchFigure]) {
         .iter()
         .map(|f| {
             if f.median_mib == 0.0 {
-                // Left to the passes (`NTT_FIRST_TOUCH=passes`, the default).
+                // Left to the passes (`NTT_FIRST_TOUCH=passes`).
                 return format!("w{} {:.0} faults in the passes", f.worker, f.median_faults);
             }
             format!(
