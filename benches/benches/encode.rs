@@ -34,6 +34,7 @@ fn leanvm_plan(workers: usize) -> PlanConfig {
         deep: Some(ntt_pcs::DeepBudget::L3),
         stream: None,
         transpose_first: None,
+        gathered_passes: None,
     }
 }
 

@@ -140,6 +140,7 @@ fn forced_values_override_the_topology() {
         l3_bytes: Some(1 << 20),
         log_residues: None,
         transpose_first: Some(true),
+        gathered_passes: Some(2),
     };
     let p = plan_in_place(target(), 2, &b, backend, &forced);
     assert_eq!(p.l2_unit_bytes, 64 << 10);
@@ -147,6 +148,7 @@ fn forced_values_override_the_topology() {
     assert!(p.gathered.iter().all(|g| g.log_residues == 0), "{p}");
     assert_eq!(p.deep.as_ref().map(|d| d.budget), Some(DeepBudget::L3), "{p}");
     assert_eq!(layers_covered(&p), 18, "{p}");
+    assert_eq!(p.gathered.len(), 2, "{p}");
 }
 
 /// The explanation names the backend as `NTT_BACKEND` and every report spell it.

@@ -71,7 +71,7 @@ fn case() -> impl Strategy<Value = Case> {
         prop::option::of(prop_oneof![Just(DeepBudget::L2), Just(DeepBudget::L3)]),
         any::<prop::sample::Index>(),
         (domain(), any::<u64>()),
-        prop::option::of(any::<bool>()),
+        (prop::option::of(any::<bool>()), prop::option::of(1u32..=4)),
     )
         .prop_map(
             |(
@@ -85,7 +85,7 @@ fn case() -> impl Strategy<Value = Case> {
                 deep,
                 backend,
                 (domain, seed),
-                transpose_first,
+                (transpose_first, gathered_passes),
             )| {
                 let lanes = lanes.min((MAX_WORDS >> log_rows).max(1));
                 let backends = common::backends();
@@ -102,6 +102,7 @@ fn case() -> impl Strategy<Value = Case> {
                         deep,
                         stream: None,
                         transpose_first,
+                        gathered_passes,
                     },
                     backend: *backend.get(&backends),
                     domain,

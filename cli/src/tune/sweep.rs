@@ -20,6 +20,10 @@ pub(crate) enum Family {
     DeepL3,
     /// The deep pass forced to L2.
     DeepL2,
+    /// More gathered passes (sweeps) than the L2 unit needs: fewer layers each, more residues.
+    Sweeps,
+    /// A lane-major message transposed first, or not, against the planner's choice.
+    Transpose,
 }
 
 /// One configuration to measure.
@@ -103,6 +107,32 @@ pub(crate) fn candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
             ..PlanConfig::default()
         },
     });
+    let extra_passes: &[u32] = match depth {
+        Depth::Default => &[1],
+        Depth::Full => &[1, 2],
+    };
+    for &extra in extra_passes {
+        let passes = current.gathered.len() as u32 + extra;
+        out.push(Candidate {
+            label: format!("gathered-passes={passes}"),
+            family: Family::Sweeps,
+            config: PlanConfig {
+                gathered_passes: Some(passes),
+                ..PlanConfig::default()
+            },
+        });
+    }
+    if current.layout == Some(ntt_pcs::MessageLayout::Lanes) {
+        let transpose = !current.transpose_first;
+        out.push(Candidate {
+            label: format!("transpose-first={transpose}"),
+            family: Family::Transpose,
+            config: PlanConfig {
+                transpose_first: Some(transpose),
+                ..PlanConfig::default()
+            },
+        });
+    }
     if depth == Depth::Full {
         for stream in [false, true] {
             out.push(Candidate {
@@ -127,6 +157,7 @@ pub(crate) fn same_work(a: &Plan, b: &Plan) -> bool {
         && a.layout == b.layout
         && a.workers == b.workers
         && a.backend == b.backend
+        && a.transpose_first == b.transpose_first
         && a.gathered == b.gathered
         && a.deep == b.deep
         && a.replicate_only == b.replicate_only
@@ -190,6 +221,29 @@ mod tests {
             c.iter()
                 .any(|c| c.family == Family::DeepL3 && c.config.l3_bytes == Some(16 << 20))
         );
+    }
+
+    /// The sweep reaches past the planner's sweep count and its transpose choice, and those
+    /// candidates plan differently from the default.
+    #[test]
+    fn the_sweep_tries_more_sweeps_and_the_other_transpose_choice() {
+        let default = current();
+        let c = candidates(&default, Depth::Full);
+        let passes: Vec<u32> = c.iter().filter_map(|c| c.config.gathered_passes).collect();
+        let have = default.gathered.len() as u32;
+        assert_eq!(passes, vec![have + 1, have + 2]);
+        let transpose = c
+            .iter()
+            .find(|c| c.family == Family::Transpose)
+            .expect("a lane-major plan tries the other transpose choice");
+        let other = plan_with(transpose.config.clone());
+        assert_ne!(other.transpose_first, default.transpose_first);
+        assert!(!same_work(&other, &default));
+        let more = plan_with(PlanConfig {
+            gathered_passes: Some(have + 1),
+            ..PlanConfig::default()
+        });
+        assert_eq!(more.gathered.len() as u32, have + 1, "{more}");
     }
 
     fn plan_with(config: PlanConfig) -> Plan {

@@ -54,6 +54,10 @@ pub struct PlanConfig {
     pub stream: Option<bool>,
     /// Transpose a lane-major message into the buffer before the passes.
     pub transpose_first: Option<bool>,
+    /// Gathered passes (sweeps before the deep pass), at least as many as the L2 unit needs and
+    /// at most one per layer to gather: more passes take fewer layers each, so their groups
+    /// have fewer rows and take more residues.
+    pub gathered_passes: Option<u32>,
 }
 
 impl PlanConfig {
@@ -67,6 +71,7 @@ impl PlanConfig {
             deep: self.deep.or(fallback.deep),
             stream: self.stream.or(fallback.stream),
             transpose_first: self.transpose_first.or(fallback.transpose_first),
+            gathered_passes: self.gathered_passes.or(fallback.gathered_passes),
         }
     }
 }

@@ -341,7 +341,7 @@ fn plan_passes(
         DeepBudget::L3 => units.log_fit_l3,
     };
     let min_deep = placement::min_deep_start(log_d, start, deep_fit, workers);
-    let placement = placement::place_layers(start, log_d, min_deep, units.log_fit_l2);
+    let placement = placement::place_layers(start, log_d, min_deep, units.log_fit_l2, config.gathered_passes);
     let first_pass = placement.split.first().map(|&g| (g, log_d - start - g));
     let gate = gate::gate(n, first_pass, &units, config);
     let geometry = Geometry {

@@ -73,8 +73,8 @@ pub(crate) fn split_layers(layers: u32, parts: u32, cap: u32) -> Option<(u32, Ve
     best
 }
 
-/// Rule (layer placement): as few gathered passes as the L2 unit allows (each is a sweep), from
-/// `start` to the deep start; the deep pass starts as early as its sub-blocks allow
+/// Rule (layer placement): as few gathered passes as the L2 unit allows (each is a sweep; or
+/// `forced_passes`, within one per layer), from `start` to the deep start; the deep pass starts as early as its sub-blocks allow
 /// (`min_deep`), later only as far as it takes to give every gathered pass a full radix-8 step
 /// (3 layers or more). Within the passes, the layers are split with as many radix-8 steps as
 /// [`split_layers`] finds.
@@ -87,8 +87,17 @@ pub(crate) fn split_layers(layers: u32, parts: u32, cap: u32) -> Option<(u32, Ve
 /// found the earlier deep start 1.6× as fast for a lane-major message. A gathered pass of 1 or 2
 /// layers still streams the whole buffer, so moving a layer or two off the deep pass to give it
 /// a full radix-8 step costs nothing.
-pub(crate) fn place_layers(start: u32, log_rows: u32, min_deep: u32, log_fit_l2: u32) -> Placement {
-    let passes = (min_deep - start).div_ceil(log_fit_l2);
+pub(crate) fn place_layers(
+    start: u32,
+    log_rows: u32,
+    min_deep: u32,
+    log_fit_l2: u32,
+    forced_passes: Option<u32>,
+) -> Placement {
+    let layers = min_deep - start;
+    let passes = layers
+        .div_ceil(log_fit_l2)
+        .max(forced_passes.unwrap_or(0).min(layers));
     if passes == 0 {
         // No gathered pass needed.
         return Placement {
@@ -141,7 +150,7 @@ mod tests {
     #[test]
     fn placement_prefers_a_full_radix_step_in_the_gathered_pass() {
         // 2^15 rows of 64 lanes, r = 1, 2 MiB L2 (2^12 rows): 3 + 11 rather than 2 + 12.
-        let p = place_layers(1, 15, 3, 12);
+        let p = place_layers(1, 15, 3, 12, None);
         assert_eq!(
             p,
             Placement {
@@ -150,17 +159,37 @@ mod tests {
             }
         );
         // 18 layers before a 2^12-row deep pass need two sweeps: 9 + 9.
-        let p = place_layers(0, 30, 18, 12);
+        let p = place_layers(0, 30, 18, 12, None);
         assert_eq!((p.split.len(), p.split.iter().sum::<u32>()), (2, p.deep_start));
         assert!(p.split.iter().all(|&g| g >= 3), "{p:?}");
         assert_eq!(p.deep_start, 18, "the deep pass as early as it can");
     }
 
     #[test]
+    fn forced_passes_split_the_layers_further_within_one_per_layer() {
+        // 7 layers to gather: one pass by the L2 unit; three forced take a full radix-8 step
+        // each, so the deep pass gives up two layers (3 + 3 + 3); never more passes than the
+        // 7 layers.
+        assert_eq!(place_layers(1, 19, 8, 11, Some(1)).split, vec![7]);
+        assert_eq!(
+            place_layers(1, 19, 8, 11, Some(3)),
+            Placement {
+                deep_start: 10,
+                split: vec![3, 3, 3]
+            }
+        );
+        assert_eq!(place_layers(1, 19, 8, 11, Some(50)).split, vec![1; 7]);
+        assert!(
+            place_layers(2, 10, 2, 12, Some(2)).split.is_empty(),
+            "nothing to gather"
+        );
+    }
+
+    #[test]
     fn the_deep_pass_starts_as_early_as_its_sub_blocks_allow() {
         // 2^19 rows, r = 1, 1 MiB L2 (2^11 rows): 7 + 11, not 9 + 9 (one radix step fewer).
         assert_eq!(
-            place_layers(1, 19, 8, 11),
+            place_layers(1, 19, 8, 11, None),
             Placement {
                 deep_start: 8,
                 split: vec![7]
@@ -168,9 +197,9 @@ mod tests {
         );
         // A lone layer to gather takes the full step from the deep pass; none is possible when
         // the deep pass would be left without a layer.
-        assert_eq!(place_layers(1, 14, 2, 12).split, vec![3]);
+        assert_eq!(place_layers(1, 14, 2, 12, None).split, vec![3]);
         assert_eq!(
-            place_layers(1, 3, 2, 1),
+            place_layers(1, 3, 2, 1, None),
             Placement {
                 deep_start: 2,
                 split: vec![1]
@@ -178,7 +207,7 @@ mod tests {
         );
         // Nothing to gather: the deep pass starts at once.
         assert_eq!(
-            place_layers(2, 10, 2, 12),
+            place_layers(2, 10, 2, 12, None),
             Placement {
                 deep_start: 2,
                 split: vec![]
