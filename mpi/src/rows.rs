@@ -227,7 +227,8 @@ fn assemble(
             let digest = *siblings.next().ok_or(TreeError::Malformed)?;
             below.insert((h, ((rank as u64) << (d - h)) + i), digest);
             Ok::<_, TreeError>(digest)
-        })?;
+        })?
+        .ok_or(TreeError::Malformed)?;
     }
     opened.sort_unstable_by_key(|(r, _, _)| *r);
     let mut wanted = rows.to_vec();
@@ -254,7 +255,8 @@ fn assemble(
         .ok_or(TreeError::Malformed)?;
         siblings.push(digest);
         Ok::<_, TreeError>(digest)
-    })?;
+    })?
+    .ok_or(TreeError::Malformed)?;
     if reached
         .iter()
         .any(|&(i, digest)| commitment.cap().get(i as usize) != Some(&digest))

@@ -31,6 +31,7 @@ use crate::error::ProofDecodeError;
 use crate::hex_serde;
 use crate::row_hash::{Digest, node_digest};
 use crate::scheme::{HashKind, Scheme, TreeKind};
+use crate::shape::MAX_LOG_ROWS;
 
 const MAGIC: [u8; 4] = *b"RTRO";
 const VERSION: u16 = 1;
@@ -205,12 +206,25 @@ impl RowOpening {
 /// Folds the leaves `nodes` (sorted by index, distinct) of a tree with `levels` levels below
 /// the cap up to the cap's level, and returns the nodes reached there (sorted, distinct).
 /// `sibling(h, i)` supplies each missing sibling at level `h` (0: the leaves), in proof order.
+///
+/// Returns `Ok(None)` when the arguments describe no such fold: more levels than a codeword can
+/// have, nodes not in strictly increasing order, or a node past the last row a codeword can
+/// have (both bounds [`MAX_LOG_ROWS`]); so no arguments make it walk more than
+/// [`MAX_LOG_ROWS`] levels.
+///
+/// # Errors
+/// The first error `sibling` returns.
 pub fn fold_to_cap<E>(
     hash: HashKind,
     levels: u32,
     mut nodes: Vec<(u64, Digest)>,
     mut sibling: impl FnMut(u32, u64) -> Result<Digest, E>,
-) -> Result<Vec<(u64, Digest)>, E> {
+) -> Result<Option<Vec<(u64, Digest)>>, E> {
+    let increasing = nodes.windows(2).all(|pair| pair[0].0 < pair[1].0);
+    let in_tree = levels <= MAX_LOG_ROWS && nodes.last().is_none_or(|&(last, _)| last >> MAX_LOG_ROWS == 0);
+    if !increasing || !in_tree {
+        return Ok(None);
+    }
     for h in 0..levels {
         let mut parents = Vec::with_capacity(nodes.len().div_ceil(2));
         let mut k = 0;
@@ -229,5 +243,5 @@ pub fn fold_to_cap<E>(
         }
         nodes = parents;
     }
-    Ok(nodes)
+    Ok(Some(nodes))
 }

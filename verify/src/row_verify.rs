@@ -91,8 +91,10 @@ pub fn verify_rows(
         used += 1;
         Ok::<_, std::convert::Infallible>(digest)
     });
+    // The rows were checked to be in range, so the leaves are a fold; `None` cannot happen,
+    // and would be refused like any other mismatch.
     let reached = match reached {
-        Ok(nodes) => nodes,
+        Ok(nodes) => nodes.ok_or(VerifyError::RootMismatch)?,
         Err(never) => match never {},
     };
     if used != opening.siblings.len() {

@@ -156,3 +156,37 @@ fn the_cases_the_report_named() {
     assert_eq!(shape.level_len(64), None);
     assert_eq!(shape.node_bytes(60, u64::MAX), None);
 }
+
+#[test]
+fn a_row_fold_bounds_its_levels_and_nodes() {
+    use ntt_verify::{HashKind, MAX_LOG_ROWS, fold_to_cap};
+    // A sibling supply that gives out after a few calls: an unbounded walk ends with its error
+    // instead of the `None` a refused fold returns at once.
+    let fold = |levels: u32, nodes: Vec<(u64, [u8; 32])>| {
+        let mut calls = 0;
+        fold_to_cap(HashKind::Blake3, levels, nodes, |_, _| {
+            calls += 1;
+            if calls > 2 * MAX_LOG_ROWS {
+                Err(calls)
+            } else {
+                Ok([7; 32])
+            }
+        })
+    };
+    assert_eq!(fold(u32::MAX, vec![(0, [0; 32])]), Ok(None));
+    assert_eq!(fold(MAX_LOG_ROWS + 1, vec![(0, [0; 32])]), Ok(None));
+    assert_eq!(fold(u32::MAX, Vec::new()), Ok(None));
+    assert_eq!(
+        fold(3, vec![(5, [0; 32]), (2, [0; 32])]),
+        Ok(None),
+        "not increasing"
+    );
+    assert_eq!(fold(3, vec![(2, [0; 32]), (2, [0; 32])]), Ok(None), "repeated");
+    assert_eq!(fold(3, vec![(u64::MAX, [0; 32])]), Ok(None), "past any codeword");
+    // The largest fold still runs, one sibling per level.
+    let reached = fold(MAX_LOG_ROWS, vec![((1 << MAX_LOG_ROWS) - 1, [0; 32])]).expect("siblings");
+    assert_eq!(reached.map(|nodes| nodes.len()), Some(1));
+    // A cap: leaves past 2^levels fold to the cap's nodes.
+    let reached = fold(1, vec![(6, [0; 32])]).expect("siblings").expect("a fold");
+    assert_eq!(reached.iter().map(|&(i, _)| i).collect::<Vec<_>>(), [3]);
+}

@@ -58,7 +58,9 @@ impl RowTree {
             Ok::<_, std::convert::Infallible>(digest)
         });
         debug_assert!(
-            reached.is_ok_and(|nodes| nodes.iter().all(|&(i, d)| self.cap()[i as usize] == d)),
+            reached
+                .is_ok_and(|nodes| nodes
+                    .is_some_and(|nodes| nodes.iter().all(|&(i, d)| self.cap()[i as usize] == d))),
             "stored tree disagrees with its cap"
         );
         RowOpening::new(
