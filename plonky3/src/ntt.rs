@@ -3,7 +3,7 @@
 use crate::merkle::FusedLeaves;
 use crate::words::{as_uninit_words, as_words, as_words_mut};
 use ntt_kernels::Backend;
-use ntt_pcs::{CommitParams, Domain, EncodeError, Encoder, MessageLayout, RowSink};
+use ntt_pcs::{CommitParams, Domain, EncodeError, Encoder, MessageLayout, RowSink, SetupError};
 use ntt_runtime::{PinPolicy, ThreadPool};
 use p3_binary_dft::AdditiveNtt;
 use p3_binary_field::Poly64;
@@ -61,8 +61,28 @@ impl EngineNtt {
     /// [`IDLE_SPIN`] before they park (`NTT_IDLE_SPIN_US` overrides it).
     ///
     /// # Panics
-    /// If the pool cannot be started (the OS refuses threads, or `NTT_THREADS` is malformed).
+    /// If the pool cannot be started (more than [`ntt_runtime::MAX_WORKERS`] workers, the OS
+    /// refuses threads, or `NTT_THREADS` is malformed); [`EngineNtt::try_with_workers`] returns
+    /// the error instead.
     pub fn with_workers(workers: usize) -> Self {
+        Self::try_with_workers(workers).expect("start the engine's worker threads")
+    }
+
+    /// As [`EngineNtt::with_workers`], for a prover that sizes its pool from configuration.
+    ///
+    /// ```
+    /// use ntt_plonky3::EngineNtt;
+    ///
+    /// assert_eq!(EngineNtt::try_with_workers(1)?.encoder().pool().num_workers(), 1);
+    /// assert!(EngineNtt::try_with_workers(100_000).is_err());
+    /// # Ok::<(), ntt_pcs::SetupError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SetupError::Pool`] when the pool cannot be started: more than
+    /// [`ntt_runtime::MAX_WORKERS`] workers, the OS refuses threads, or `NTT_THREADS` (for 0) or
+    /// `NTT_PIN` or `NTT_IDLE_SPIN_US` is malformed.
+    pub fn try_with_workers(workers: usize) -> Result<Self, SetupError> {
         let builder = Encoder::builder()
             .workers(workers)
             .thread_name(|i| format!("ntt-plonky3-{i}"))
@@ -73,8 +93,7 @@ impl EngineNtt {
         } else {
             builder.pin(PinPolicy::None)
         };
-        let encoder = builder.build().expect("start the engine's worker threads");
-        Self::from_encoder(encoder)
+        Ok(Self::from_encoder(builder.build()?))
     }
 
     /// Wraps a configured encoder (its plan settings and wisdom kept; its domain replaced by

@@ -12,7 +12,7 @@ pub use hash::RowHash;
 
 use crate::EngineNtt;
 pub(crate) use fused::FusedLeaves;
-use ntt_runtime::{PinPolicy, ThreadPool, ThreadPoolBuilder};
+use ntt_runtime::{BuildError, PinPolicy, ThreadPool, ThreadPoolBuilder};
 use p3_binary_field::Poly64;
 use p3_commit::{BatchOpening, BatchOpeningRef, Mmcs};
 use p3_matrix::{Dimensions, Matrix};
@@ -131,16 +131,25 @@ impl<H: RowHash> MerkleMmcs<H> {
     /// second pool and hashes codeword rows as the NTT finishes them.
     ///
     /// # Panics
-    /// If the pool cannot be started (the OS refuses threads, or `NTT_THREADS` is malformed).
+    /// If the pool cannot be started (the OS refuses threads, or `NTT_THREADS` is malformed);
+    /// [`MerkleMmcs::try_new`] returns the error instead.
     pub fn new(cap_height: usize) -> Self {
+        Self::try_new(cap_height).expect("start the engine's worker threads")
+    }
+
+    /// As [`MerkleMmcs::new`], for a prover that must not panic when its pool cannot start.
+    ///
+    /// # Errors
+    /// The pool's [`BuildError`]: the OS refuses threads, or `NTT_THREADS`, `NTT_PIN` or
+    /// `NTT_IDLE_SPIN_US` is malformed.
+    pub fn try_new(cap_height: usize) -> Result<Self, BuildError> {
         let builder = ThreadPoolBuilder::new().thread_name(|i| format!("ntt-plonky3-merkle-{i}"));
         let builder = if ntt_runtime::pinned_cpus().is_empty() {
             builder
         } else {
             builder.pin(PinPolicy::None)
         };
-        let pool = builder.build().expect("start the engine's worker threads");
-        Self::on_pool(Arc::new(pool), cap_height)
+        Ok(Self::on_pool(Arc::new(builder.build()?), cap_height))
     }
 
     /// Hashes on `ntt`'s pool, and has `ntt` (and its clones) hash the rows of every codeword it

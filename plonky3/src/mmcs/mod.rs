@@ -12,7 +12,7 @@ pub use proof::{Blake3Proof, MatrixOpening};
 use crate::EngineNtt;
 use crate::words::as_le_bytes;
 use bytes::row_bytes;
-use ntt_runtime::{PinPolicy, ThreadPool, ThreadPoolBuilder};
+use ntt_runtime::{BuildError, PinPolicy, ThreadPool, ThreadPoolBuilder};
 use ntt_verify::tree::{ChunkSet, TreeShape};
 use ntt_verify::{CodewordShape, Commitment, Opening};
 use p3_binary_field::Poly64;
@@ -66,8 +66,20 @@ impl Blake3Mmcs {
     /// pins workers). [`Blake3Mmcs::sharing_pool_of`] an `EngineNtt` avoids a second pool.
     ///
     /// # Panics
-    /// If the pool cannot be started (the OS refuses threads, or `NTT_THREADS` is malformed).
+    /// If the pool cannot be started (more than [`ntt_runtime::MAX_WORKERS`] workers, the OS
+    /// refuses threads, or `NTT_THREADS` is malformed); [`Blake3Mmcs::try_with_workers`]
+    /// returns the error instead.
     pub fn with_workers(workers: usize) -> Self {
+        Self::try_with_workers(workers).expect("start the engine's worker threads")
+    }
+
+    /// As [`Blake3Mmcs::with_workers`], for a prover that sizes its pool from configuration.
+    ///
+    /// # Errors
+    /// The pool's [`BuildError`]: more than [`ntt_runtime::MAX_WORKERS`] workers, the OS
+    /// refuses threads, or `NTT_THREADS` (for 0) or `NTT_PIN` or `NTT_IDLE_SPIN_US` is
+    /// malformed.
+    pub fn try_with_workers(workers: usize) -> Result<Self, BuildError> {
         let builder = ThreadPoolBuilder::new()
             .num_threads(workers)
             .thread_name(|i| format!("ntt-plonky3-mmcs-{i}"));
@@ -76,8 +88,7 @@ impl Blake3Mmcs {
         } else {
             builder.pin(PinPolicy::None)
         };
-        let pool = builder.build().expect("start the engine's worker threads");
-        Self::new(Arc::new(pool))
+        Ok(Self::new(Arc::new(builder.build()?)))
     }
 
     /// Hashes on `ntt`'s pool: the NTT and the hashing take turns on the same workers.
