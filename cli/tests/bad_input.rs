@@ -293,6 +293,14 @@ fn cases() -> Vec<Case> {
         case("encode --input @/good.bin --lanes 4 --log-inv-rate 50 --output @/c50.bin", 2, "--allow-large-expansion")
             .absent("@/c50.bin"),
         case("tune --log-n 40 --threads 1 --output @/tuned", 2, "of memory, more than").absent("@/tuned"),
+        // `tune` takes --allow-large-expansion as `commit` and `plan` do.
+        case("tune --log-n 12 --lanes 1 --log-inv-rate 5 --threads 1 --repeat 1 --output @/t5", 2, "--allow-large-expansion")
+            .absent("@/t5"),
+        case(
+            "tune --log-n 12 --lanes 1 --log-inv-rate 5 --allow-large-expansion --threads 1 --repeat 1 --output @/t5",
+            0,
+            "",
+        ),
         // Witnesses.
         case("witness --log-n 40 --output @/w40.bin", 2, "--log-n 40").absent("@/w40.bin"),
         case("witness --log-n 10 --lanes 48 --output @/w48.bin", 2, "power of two").absent("@/w48.bin"),

@@ -162,7 +162,7 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), CliError> {
                     shape,
                     &candidates,
                     rounds,
-                    scheme,
+                    (scheme, args.expansion.expansion()),
                 )?);
             }
         }
@@ -223,14 +223,15 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), CliError> {
 }
 
 /// Times every candidate at one setting, once per distinct plan: candidates whose plans do the
-/// same work ([`sweep::same_work`]) are one point, timed as the first of them.
+/// same work ([`sweep::same_work`]) are one point, timed as the first of them. Each commits with
+/// `scheme`, its codeword expanding as far as `expansion` allows.
 fn measure_setting(
     base: &Encoder,
     setting: Setting,
     shape: ntt_pcs::Shape,
     candidates: &[sweep::Candidate],
     rounds: usize,
-    scheme: ntt_pcs::Scheme,
+    (scheme, expansion): (ntt_pcs::Scheme, Expansion),
 ) -> Result<Vec<Measured>, CliError> {
     let encoders: Vec<Encoder> = candidates
         .iter()
@@ -261,7 +262,11 @@ fn measure_setting(
     // faulted in by the warm-up round, so only the plan differs between candidates.
     let committers: Vec<Committer> = distinct
         .iter()
-        .map(|(_, encoder, _, _)| Committer::new(encoder.clone()).with_buffer_cap(0))
+        .map(|(_, encoder, _, _)| {
+            Committer::new(encoder.clone())
+                .with_buffer_cap(0)
+                .with_expansion(expansion)
+        })
         .collect();
     let mut buffer = Some(Vec::new());
     progress::status(&format!(
