@@ -62,12 +62,7 @@ impl CliError {
             | Self::Commit(CommitError::Allocation { .. } | CommitError::HasherAllocation { .. }) => {
                 EXIT_FAILURE
             }
-            Self::Pool(
-                ntt_runtime::BuildError::Threads(_)
-                | ntt_runtime::BuildError::IdleSpin(_)
-                | ntt_runtime::BuildError::Pin(_)
-                | ntt_runtime::BuildError::Env(_),
-            ) => EXIT_BAD_INPUT,
+            Self::Pool(e) if e.is_bad_input() => EXIT_BAD_INPUT,
             Self::Pool(_) => EXIT_FAILURE,
             Self::Encode(e) | Self::Commit(CommitError::Encode(e)) if is_internal(e) => EXIT_FAILURE,
             Self::Commit(CommitError::IncompleteStream { .. }) => EXIT_FAILURE,

@@ -77,12 +77,42 @@ impl Error {
                 ntt_pcs::CommitError::Shape(_) | ntt_pcs::CommitError::Encode(_)
             ),
             Self::OtherRank { bad_input, .. } => *bad_input,
-            Self::Setup(_) | Self::Share(_) | Self::Tree(_) | Self::Write { .. } => false,
+            // As `ntt` has it: a malformed `NTT_*` variable or worker count is bad input.
+            Self::Setup(e) => e.is_bad_input(),
+            Self::Share(_) | Self::Tree(_) | Self::Write { .. } => false,
         }
     }
 
     /// The exit code a command reports: 2 for bad input, 3 for an I/O or system failure.
     pub fn exit_code(&self) -> u8 {
         if self.is_bad_input() { 2 } else { 3 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ntt_runtime::BuildError;
+
+    #[test]
+    fn malformed_settings_are_bad_input_and_the_system_is_not() {
+        let setup = |e: BuildError| Error::Setup(ntt_pcs::SetupError::Pool(e));
+        for bad in [
+            setup(BuildError::Threads(
+                "NTT_THREADS=\"abc\" is not a positive integer".into(),
+            )),
+            setup(BuildError::IdleSpin("NTT_IDLE_SPIN_US=\"x\"".into())),
+            setup(BuildError::Pin("NTT_PIN=\"sideways\"".into())),
+            Error::Setup(ntt_pcs::SetupError::Backend(
+                ntt_kernels::BackendError::UnknownName("sse9".into()),
+            )),
+        ] {
+            assert_eq!(bad.exit_code(), 2, "{bad}");
+        }
+        let spawn = setup(BuildError::Spawn {
+            index: 0,
+            source: io::Error::other("no threads left"),
+        });
+        assert_eq!(spawn.exit_code(), 3);
     }
 }

@@ -77,6 +77,18 @@ pub enum BuildError {
     },
 }
 
+impl BuildError {
+    /// Whether the pool's settings are at fault (a worker count, a malformed `NTT_THREADS`,
+    /// `NTT_IDLE_SPIN_US` or `NTT_PIN`) rather than the operating system or the caller's order
+    /// of calls: a command reports such an error as bad input.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            Self::Threads(_) | Self::IdleSpin(_) | Self::Env(_) | Self::Pin(_)
+        )
+    }
+}
+
 type NameFn = Box<dyn FnMut(usize) -> String + Send>;
 
 /// Builds a [`ThreadPool`], in the manner of rayon's `ThreadPoolBuilder`.

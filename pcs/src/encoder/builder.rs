@@ -26,6 +26,18 @@ pub enum SetupError {
     },
 }
 
+impl SetupError {
+    /// Whether the settings are at fault (a backend this CPU lacks, a malformed `NTT_*`
+    /// variable, a worker count, pool settings given with a pool) rather than the operating
+    /// system: a command reports such an error as bad input.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            Self::Backend(_) | Self::PoolGiven { .. } => true,
+            Self::Pool(e) => e.is_bad_input(),
+        }
+    }
+}
+
 /// Sets up an [`Encoder`]: where it runs (a new pool, by default `NTT_THREADS` workers or one per
 /// processing unit, placed by the detected topology; or an existing pool) and with which kernels
 /// (by default the backend `NTT_BACKEND` names, else the fastest this CPU has).
