@@ -137,6 +137,14 @@ expect_refusal 2 "too small to split" "the chunk tree on 192-byte shares" -- -np
 check_rows 8 "3 lanes, 2^5 message rows, rate 1/2" "0,5,63,40" keccak 1 --input "$work/tiny.bin" --lanes 3 --log-inv-rate 1
 expect_refusal 2 "hash keccak" "a row tree's hash on the chunk tree" -- -np 2 "$NTT_MPI" commit --input "$work/w.bin" "${common[@]}" --hash keccak
 expect_refusal 2 "not supported" "standard input" -- -np 2 "$NTT_MPI" commit --input - "${common[@]}"
+# A row tree counts in each rank's memory check (64 bytes a row, 8 times a one-lane share): a
+# share that fits, with a tree that does not, is refused on every rank before any allocation.
+available=$(( $(sed -n 's/^MemAvailable: *\([0-9]*\) kB$/\1/p' /proc/meminfo) * 1024 ))
+log_rows=20
+while [ $(( (72 << log_rows) / 2 / 10 )) -le $(( available / 9 )) ]; do log_rows=$((log_rows + 1)); done
+head -c 8192 "$work/w.bin" > "$work/w1k.bin"
+expect_refusal 2 "share with its message and tree needs" "a row tree beyond a rank's memory" -- \
+    -np 2 "$NTT_MPI" commit --input "$work/w1k.bin" --lanes 1 --log-inv-rate $((log_rows - 10)) --allow-large-expansion --tree rows
 
 # A killed rank: stop rank 1 as soon as it exists (the others cannot finish without it), kill
 # it, and expect the whole job to fail within seconds and no codeword under its final name.

@@ -59,9 +59,11 @@ impl CliError {
             | Self::Json(_)
             | Self::Internal(_)
             | Self::Allocation(_)
-            | Self::Commit(CommitError::Allocation { .. } | CommitError::HasherAllocation { .. }) => {
-                EXIT_FAILURE
-            }
+            | Self::Commit(
+                CommitError::Allocation { .. }
+                | CommitError::HasherAllocation { .. }
+                | CommitError::TreeAllocation { .. },
+            ) => EXIT_FAILURE,
             Self::Pool(e) if e.is_bad_input() => EXIT_BAD_INPUT,
             Self::Pool(_) => EXIT_FAILURE,
             Self::Encode(e) | Self::Commit(CommitError::Encode(e)) if is_internal(e) => EXIT_FAILURE,

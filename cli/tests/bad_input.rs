@@ -301,6 +301,17 @@ fn cases() -> Vec<Case> {
             0,
             "",
         ),
+        // A row tree (64 bytes a row, 8 times a one-lane codeword) that the allocator refuses is
+        // a system failure, not an abort: 2^24 rows keep 1 GiB of digests.
+        case("commit --input @/w16.bin --lanes 1 --log-inv-rate 8 --allow-large-expansion --tree rows", 3, "cannot allocate the row tree")
+            .address_space(1 << 30),
+        case(
+            "open --input @/w16.bin --lanes 1 --log-inv-rate 8 --allow-large-expansion --tree rows --rows 1 --output @/pt.bin",
+            3,
+            "cannot allocate the row tree",
+        )
+        .address_space(1 << 30)
+        .absent("@/pt.bin"),
         // Witnesses.
         case("witness --log-n 40 --output @/w40.bin", 2, "--log-n 40").absent("@/w40.bin"),
         case("witness --log-n 10 --lanes 48 --output @/w48.bin", 2, "power of two").absent("@/w48.bin"),
@@ -314,6 +325,7 @@ fn every_bad_input_gets_its_exit_code_and_message() {
     write_witness(&dir.join("three.bin"), 4 * 3, 5);
     write_witness(&dir.join("good.bin"), 4 * 8, 6);
     write_witness(&dir.join("wide.bin"), 64 * 4, 7);
+    write_witness(&dir.join("w16.bin"), 1 << 16, 8);
     std::fs::write(dir.join("ragged.bin"), [0u8; 13]).unwrap();
     std::fs::write(dir.join("junk.bin"), b"not a proof").unwrap();
     std::fs::write(dir.join("keep.bin"), b"the old codeword").unwrap();
@@ -460,4 +472,40 @@ fn four_thousand_workers_commit_a_tiny_witness_promptly() {
         "took {:?}",
         started.elapsed()
     );
+}
+
+/// A row tree counts in the memory check: a codeword that fits, with a tree (8 times a one-lane
+/// codeword) that does not, is refused before anything is allocated, both sizes named.
+#[test]
+fn a_row_tree_that_does_not_fit_is_refused_before_allocating() {
+    let Some(available) = ntt_pcs::memory::AvailableMemory::read().bytes() else {
+        return; // No memory figures here: the allocator is the only check.
+    };
+    // The codeword at most a quarter of the memory, codeword and tree more than all of it.
+    let log_rows = (20..=ntt_pcs::MAX_LOG_ROWS)
+        .find(|&log_rows| (72u64 << log_rows) / 10 > available / 9)
+        .expect("a codeword of 2^59 rows does not fit");
+    let dir = scratch("row-tree-memory");
+    let witness = dir.join("w.bin");
+    write_witness(&witness, 1 << 10, 3);
+    let rate = (log_rows - 10).to_string();
+    let common = [
+        "--input",
+        s(&witness),
+        "--lanes",
+        "1",
+        "--log-inv-rate",
+        &rate,
+        "--allow-large-expansion",
+        "--tree",
+        "rows",
+    ];
+    let proof = dir.join("p.bin");
+    for command in [&["commit"][..], &["open", "--rows", "1", "--output", s(&proof)]] {
+        let args: Vec<&str> = command.iter().chain(&common).copied().collect();
+        let out = ntt(&args);
+        assert_clean_failure(&out, 2, "a codeword with its row tree needs");
+        assert!(stderr(&out).contains("available"), "{}", stderr(&out));
+    }
+    assert!(!proof.exists());
 }

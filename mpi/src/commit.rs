@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use mpi::traits::*;
 use ntt_pcs::ntt_verify::tree::CHUNK_BYTES;
-use ntt_pcs::{CommitParams, Commitment, Encoder, Expansion, Shape, TreeKind, memory};
+use ntt_pcs::{CodewordShape, CommitParams, Commitment, Encoder, Expansion, Shape, TreeKind, memory};
 
 use crate::comm::{self, Traffic};
 use crate::error::Error;
@@ -111,9 +111,15 @@ pub fn commit<C: Communicator>(
         let shape = Shape::of_witness(words, params.lane_count(), params.log_inv_rate_of(), expansion)?;
         let split = Split::new(shape, ranks, rank, encoder.domain(), params.scheme_of().tree())?;
         let message_words = (shape.lanes() as u64) << split.log_share_message_rows();
+        // A row tree's rank keeps its share's tree (the chunk tree's nodes are a few KiB).
+        let share_tree_bytes = match params.scheme_of().tree() {
+            TreeKind::Chunks => 0,
+            TreeKind::Rows => CodewordShape::new(split.log_share_rows(), shape.lanes())
+                .map_or(u64::MAX, ntt_pcs::row_tree_bytes),
+        };
         memory::ensure_available(
-            "this rank's share and its message",
-            split.share_bytes() + message_words * 8,
+            "this rank's share with its message and tree",
+            split.share_bytes() + message_words * 8 + share_tree_bytes,
         )?;
         Ok(split)
     })();

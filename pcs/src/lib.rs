@@ -62,7 +62,7 @@ pub use commit::{
     COMMITMENT_FORMAT_VERSION, CommitError, CommitTimings, Commitment, Committer, DEFAULT_PIECE_LEVEL,
     DEFAULT_POOL_CAP_BYTES, HashKind, OpenError, Opening, Proof, ProofDecodeError, ProverData, RootHexError,
     RowOpening, Scheme, SchemeError, StreamingHasher, TreeKind, VerifyError, commit_codeword,
-    commit_codeword_with, verify, verify_proof, verify_rows,
+    commit_codeword_with, row_tree_bytes, verify, verify_proof, verify_rows,
 };
 pub use domain::{Basis, BasisError, BasisName, CANTOR_BASIS, Domain, MAX_BASIS_LEN};
 pub use encoder::{EncodeError, Encoder, EncoderBuilder, SetupError};

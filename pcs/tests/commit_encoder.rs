@@ -241,6 +241,44 @@ fn codewords_beyond_the_memory_are_refused_before_allocating() {
     }
 }
 
+/// The smallest codeword of 2^k rows × 1 lane whose row tree (8 times the codeword at one lane)
+/// and codeword together clearly exceed `available`, while the codeword alone is at most a
+/// quarter of it: `Some(log_rows)`, or `None` where the machine reports no memory figures.
+fn log_rows_whose_row_tree_does_not_fit() -> Option<u32> {
+    let available = ntt_pcs::memory::AvailableMemory::read().bytes()?;
+    (20..=ntt_pcs::MAX_LOG_ROWS).find(|&log_rows| {
+        let shape = ntt_pcs::CodewordShape::new(log_rows, 1).expect("within the limits");
+        let both = shape.bytes() + ntt_pcs::row_tree_bytes(shape);
+        both / 10 > available / 9
+    })
+}
+
+#[test]
+fn a_row_tree_is_counted_before_anything_is_allocated() {
+    let Some(log_rows) = log_rows_whose_row_tree_does_not_fit() else {
+        return;
+    };
+    let committer = Committer::new(encoder(1, Backend::detect())).with_expansion(Expansion::Unbounded);
+    let witness = words(3, 1 << 10);
+    let scheme = ntt_pcs::Scheme::rows(ntt_pcs::HashKind::Keccak, 0).expect("a scheme");
+    let params = CommitParams::lanes(1).log_inv_rate(log_rows - 10).scheme(scheme);
+    match committer.commit(&witness, params) {
+        Err(CommitError::Shape(ShapeError::ExceedsMemory { what, needed, .. })) => {
+            assert_eq!(what, "a codeword with its row tree");
+            assert_eq!(needed, (8 << log_rows) + (32 << (log_rows + 1)) - 32);
+        }
+        other => panic!("expected the memory check to refuse the tree, got {other:?}"),
+    }
+    // A codeword already in memory (zero pages, never touched): the tree alone is refused.
+    let codeword = vec![0u64; 1 << log_rows];
+    match ntt_pcs::commit_codeword_with(codeword, 1, scheme) {
+        Err(CommitError::Shape(ShapeError::ExceedsMemory { what, needed, .. })) => {
+            assert_eq!((what, needed), ("a row tree", (32 << (log_rows + 1)) - 32));
+        }
+        other => panic!("expected the memory check to refuse the tree, got {other:?}"),
+    }
+}
+
 #[test]
 fn every_stored_level_gives_the_same_root_and_proofs() {
     let witness = words(7, 17 << 10);

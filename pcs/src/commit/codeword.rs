@@ -4,9 +4,9 @@ use std::time::Instant;
 
 use super::committer::CommitError;
 use super::prover::{CommitTimings, ProverData, ProverTree};
-use super::rows::RowTreeHasher;
+use super::rows::{RowTreeHasher, row_tree_bytes};
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
-use crate::shape::Shape;
+use crate::shape::{Shape, memory};
 use crate::sink::RowSink;
 use ntt_verify::{Commitment, Scheme, TreeKind};
 
@@ -43,7 +43,9 @@ pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, 
 /// calling thread.
 ///
 /// # Errors
-/// As for [`commit_codeword`].
+/// As for [`commit_codeword`]; for a row tree also [`CommitError::Shape`] when its digests
+/// ([`row_tree_bytes`](crate::row_tree_bytes)) need more memory than the machine offers now, and
+/// [`CommitError::TreeAllocation`] when the allocator refuses them.
 ///
 /// ```
 /// use ntt_pcs::{HashKind, Scheme, commit_codeword_with, verify_proof};
@@ -82,6 +84,7 @@ pub fn commit_codeword_with(
                 (vec![root], ProverTree::Chunks(tree))
             }
             TreeKind::Rows => {
+                memory::ensure_available("a row tree", row_tree_bytes(shape))?;
                 let hasher = RowTreeHasher::new(scheme, shape, log_block_rows)?;
                 for (k, block) in blocks {
                     hasher

@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use super::buffer::{BufferPool, DEFAULT_POOL_CAP_BYTES, reserve_codeword};
 use super::prover::{CommitTimings, ProverData, ProverTree};
-use super::rows::RowTreeHasher;
+use super::rows::{RowTreeHasher, row_tree_bytes};
 use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::encoder::{EncodeError, Encoder};
 use crate::shape::{CommitParams, Expansion, Shape, ShapeError, memory};
@@ -48,6 +48,12 @@ pub enum CommitError {
         /// The state's size (`u64::MAX` when it overflows).
         bytes: u64,
     },
+    /// The allocator refused a row tree's digests ([`row_tree_bytes`](crate::row_tree_bytes)).
+    #[error("cannot allocate the row tree's {bytes} bytes of digests")]
+    TreeAllocation {
+        /// The tree's size.
+        bytes: u64,
+    },
     /// The encode finished without handing over every block (an encoder bug).
     #[error("the encode handed over {absorbed} of {blocks} row blocks")]
     IncompleteStream {
@@ -62,6 +68,24 @@ pub enum CommitError {
     /// A bug: the engine made an inconsistent commitment.
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// Refuses a commit of `shape` with a `tree` whose buffers the machine cannot offer now: the
+/// codeword, when a `fresh` one must be allocated, and a row tree's digests.
+fn ensure_memory(shape: Shape, tree: TreeKind, fresh: bool) -> Result<(), ShapeError> {
+    let codeword = if fresh { shape.codeword_bytes() } else { 0 };
+    match tree {
+        TreeKind::Chunks if fresh => memory::ensure_available("the codeword", codeword),
+        TreeKind::Chunks => Ok(()),
+        TreeKind::Rows => memory::ensure_available(
+            if fresh {
+                "a codeword with its row tree"
+            } else {
+                "a row tree"
+            },
+            codeword.saturating_add(row_tree_bytes(shape.codeword())),
+        ),
+    }
 }
 
 /// Encodes witnesses and commits to their codewords, hashing every block of rows in the task
@@ -171,9 +195,11 @@ impl Committer {
     ///
     /// # Errors
     /// [`CommitError::Shape`] for a witness that is not a power-of-two number of rows of `lanes`
-    /// words, a shape outside the limits or a codeword larger than the memory available (checked
-    /// before anything is allocated); [`CommitError::Allocation`] when the allocator refuses;
-    /// [`CommitError::Encode`] for an encode that fails.
+    /// words, a shape outside the limits, or a codeword (with a row tree's digests,
+    /// [`row_tree_bytes`](crate::row_tree_bytes)) larger than the memory available (checked before
+    /// anything is allocated); [`CommitError::Allocation`] or [`CommitError::TreeAllocation`]
+    /// when the allocator refuses the codeword or the tree; [`CommitError::Encode`] for an encode
+    /// that fails.
     pub fn commit(
         &self,
         witness: &[u64],
@@ -224,9 +250,7 @@ impl Committer {
         let _span = tracing::debug_span!("commit", words = witness.len(), lanes, log_inv_rate).entered();
         let shape = Shape::of_witness(witness.len(), lanes, log_inv_rate, self.expansion)?;
         let words = shape.codeword_words();
-        if buffer.capacity() < words {
-            memory::ensure_available("the codeword", shape.codeword_bytes())?;
-        }
+        ensure_memory(shape, scheme.tree(), buffer.capacity() < words)?;
         let plan = self.encoder.plan(shape, layout);
         let sink = match scheme.tree() {
             TreeKind::Chunks => Sink::Chunks(StreamingHasher::with_piece_level(

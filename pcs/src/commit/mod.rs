@@ -28,4 +28,5 @@ pub use ntt_verify::{
     RowOpening, Scheme, SchemeError, TreeKind, VerifyError, verify, verify_proof, verify_rows,
 };
 pub use prover::{CommitTimings, OpenError, ProverData};
+pub use rows::row_tree_bytes;
 pub use stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};

@@ -8,6 +8,7 @@ mod sink;
 mod tree;
 
 pub(crate) use sink::RowTreeHasher;
+pub use sink::row_tree_bytes;
 pub(crate) use tree::RowTree;
 
 #[cfg(test)]

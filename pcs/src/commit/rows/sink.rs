@@ -35,10 +35,11 @@ unsafe impl Sync for Level {}
 unsafe impl Send for Level {}
 
 impl Level {
-    fn new(len: usize) -> Self {
-        let mut digests = vec![[0u8; 32]; len];
+    /// A level of `len` digests, or `None` when the allocator refuses it.
+    fn try_new(len: usize) -> Option<Self> {
+        let mut digests = zeroed_digests(len)?;
         let ptr = digests.as_mut_ptr();
-        Self { digests, ptr }
+        Some(Self { digests, ptr })
     }
 
     /// The digests `[start, start + len)`, for writing.
@@ -58,6 +59,31 @@ impl Level {
     }
 }
 
+/// `len` zeroed digests, or `None` when the allocator refuses them. Zeroed by the allocator, as
+/// `vec![[0; 32]; len]` is: fresh pages come zeroed from the OS, so nothing is written here and
+/// each page is first touched by the worker that hashes into it.
+fn zeroed_digests(len: usize) -> Option<Vec<Digest>> {
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<Digest>(len).ok()?;
+    // SAFETY: the layout has a non-zero size (`len > 0` digests of 32 bytes).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Digest>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `len` digests, which is
+    // the layout a `Vec` of capacity `len` has; its `len` digests are initialized (all bytes
+    // zero, a valid `[u8; 32]`).
+    Some(unsafe { Vec::from_raw_parts(ptr, len, len) })
+}
+
+/// Bytes of the digests a row tree over `shape`'s rows keeps: every level, leaves to root
+/// (`2^(log_rows + 1) − 1` digests of 32 bytes, 64 bytes a row).
+pub fn row_tree_bytes(shape: CodewordShape) -> u64 {
+    ((2u64 << shape.log_rows()) - 1).saturating_mul(32)
+}
+
 /// Hashes a codeword's rows into its row tree as the encoder hands them over.
 #[derive(Debug)]
 pub(crate) struct RowTreeHasher {
@@ -66,6 +92,9 @@ pub(crate) struct RowTreeHasher {
     log_block_rows: u32,
     /// Levels `0..=log_block_rows` (0: the leaves).
     levels: Vec<Level>,
+    /// Levels `log_block_rows + 1..=log_rows`, hashed by [`RowTreeHasher::finish`]; reserved
+    /// with the others so that a tree the allocator refuses fails before the encode.
+    upper: Vec<Vec<Digest>>,
     claimed: Box<[AtomicBool]>,
     absorbed: AtomicUsize,
     refused: AtomicBool,
@@ -73,7 +102,12 @@ pub(crate) struct RowTreeHasher {
 }
 
 impl RowTreeHasher {
-    /// A hasher for `shape`, taking aligned blocks of `2^log_block_rows` rows.
+    /// A hasher for `shape`, taking aligned blocks of `2^log_block_rows` rows, with every
+    /// level of the tree ([`row_tree_bytes`]) reserved.
+    ///
+    /// # Errors
+    /// [`CommitError::BlockLargerThanCodeword`]; [`CommitError::TreeAllocation`] when the
+    /// allocator refuses the tree.
     pub(crate) fn new(
         scheme: Scheme,
         shape: CodewordShape,
@@ -86,13 +120,22 @@ impl RowTreeHasher {
                 log_rows,
             });
         }
+        let refused = || CommitError::TreeAllocation {
+            bytes: row_tree_bytes(shape),
+        };
+        let level_len = |h: u32| usize::try_from(1u64 << (log_rows - h)).map_err(|_| refused());
+        let levels = (0..=log_block_rows)
+            .map(|h| Level::try_new(level_len(h)?).ok_or_else(refused))
+            .collect::<Result<_, _>>()?;
+        let upper = (log_block_rows + 1..=log_rows)
+            .map(|h| zeroed_digests(level_len(h)?).ok_or_else(refused))
+            .collect::<Result<_, _>>()?;
         Ok(Self {
             scheme,
             shape,
             log_block_rows,
-            levels: (0..=log_block_rows)
-                .map(|h| Level::new(1usize << (log_rows - h)))
-                .collect(),
+            levels,
+            upper,
             claimed: (0..1usize << (log_rows - log_block_rows))
                 .map(|_| AtomicBool::new(false))
                 .collect(),
@@ -116,9 +159,9 @@ impl RowTreeHasher {
         }
         let hash = self.scheme.hash();
         let mut levels: Vec<Vec<Digest>> = self.levels.into_iter().map(|l| l.digests).collect();
-        for _ in self.log_block_rows..self.shape.log_rows() {
+        for mut level in self.upper {
             let below = levels.last().expect("the leaves at least");
-            let mut level = vec![[0u8; 32]; below.len() / 2];
+            debug_assert_eq!(level.len(), below.len() / 2);
             // Large levels go to the pool in runs of 4096 parents (256 KiB of children each).
             const RUN: usize = 4096;
             match pool {
