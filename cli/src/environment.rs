@@ -1,7 +1,8 @@
 //! The engine's environment variables, checked before a command runs: every `NTT_*` variable
 //! that is set must be valid UTF-8, and those that name something must name something that
-//! exists, or the command stops with exit code 2 naming the variable. (The pool checks
-//! `NTT_THREADS` and `NTT_IDLE_SPIN_US` when it is built, with the same exit code.)
+//! exists, or the command stops with exit code 2 naming the variable: `NTT_BACKEND`,
+//! `NTT_COLUMNS`, `NTT_HUGE_PAGES`, `NTT_FIRST_TOUCH` and `NTT_TOPOLOGY` here. (The pool checks
+//! `NTT_THREADS`, `NTT_PIN` and `NTT_IDLE_SPIN_US` when it is built, with the same exit code.)
 
 use crate::error::CliError;
 use ntt_kernels::{BackendKind, ColumnStart};

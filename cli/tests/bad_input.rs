@@ -164,6 +164,13 @@ fn cases() -> Vec<Case> {
         case("plan --log-n 12 --lanes 4 --threads 1", 2, "NTT_TOPOLOGY=\"xml:\u{fffd}\": not valid UTF-8").env_bytes("NTT_TOPOLOGY", b"xml:\xff"),
         case("witness --log-n 4 --output -", 2, "NTT_LOG=\"ntt=loud\": not a tracing filter").env("NTT_LOG", "ntt=loud"),
         case("witness --log-n 4 --output -", 2, "NTT_SOMETHING_NEW").env_bytes("NTT_SOMETHING_NEW", b"\xfe"),
+        case("commit --input @/good.bin --lanes 4", 2, "NTT_FIRST_TOUCH=\"bogus\": not a first-touch method").env("NTT_FIRST_TOUCH", "bogus"),
+        case("commit --input @/good.bin --lanes 4", 2, "NTT_FIRST_TOUCH=\"POPULATE\"").env("NTT_FIRST_TOUCH", "POPULATE"),
+        case("commit --input @/good.bin --lanes 4", 2, "NTT_FIRST_TOUCH=\"1\"").env("NTT_FIRST_TOUCH", "1"),
+        case("open --input @/good.bin --lanes 4 --log-inv-rate 1 --rows 1 --output @/pft.bin", 2, "NTT_FIRST_TOUCH=\"passes,write\"")
+            .env("NTT_FIRST_TOUCH", "passes,write")
+            .absent("@/pft.bin"),
+        case("plan --log-n 12 --lanes 4 --threads 1", 2, "NTT_FIRST_TOUCH").env_bytes("NTT_FIRST_TOUCH", b"write\xff"),
         // What-if topologies: read only from small regular files, never forever.
         case("topology --topology xml:/dev/zero", 2, "not a regular file").within(30),
         case("topology --topology xml:@/fifo", 2, "not a regular file").within(30),

@@ -69,6 +69,12 @@ fn commit_stages_sum_to_the_total_and_the_first_touch_is_shared_out() {
     let touch = v["first_touch"].as_array().expect("first_touch");
     let bytes: u64 = touch.iter().map(|w| w["bytes"].as_u64().unwrap_or(0)).sum();
     assert_eq!(bytes, 8 << 19, "every byte of the fresh codeword, once");
+    // Read as every NTT_* variable is: trimmed, so ` populate ` is `populate`, not the default.
+    let out = ntt_with(&args, &[("NTT_FIRST_TOUCH", " populate ")], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let spaced = json(&out)["first_touch"].as_array().expect("first_touch").clone();
+    let spaced_bytes: u64 = spaced.iter().map(|w| w["bytes"].as_u64().unwrap_or(0)).sum();
+    assert_eq!(spaced_bytes, 8 << 19, "{spaced:?}");
     assert!(
         touch
             .iter()
