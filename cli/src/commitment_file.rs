@@ -10,8 +10,8 @@
 
 use crate::error::CliError;
 use crate::files::{self, FileArg};
+use crate::unique_keys;
 use ntt_pcs::{COMMITMENT_FORMAT_VERSION, Commitment};
-use serde_json::Value;
 
 /// A commitment file is a few hundred bytes; anything much larger is not one.
 const MAX_BYTES: u64 = 64 << 10;
@@ -38,7 +38,7 @@ pub(crate) fn read(arg: &FileArg) -> Result<Commitment, CliError> {
 
 /// The commitment in a file's bytes, or why there is none.
 fn parse(bytes: &[u8]) -> Result<Commitment, String> {
-    let mut value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let mut value = unique_keys::parse(bytes).map_err(|e| e.to_string())?;
     let Some(object) = value.as_object_mut() else {
         return Err("not a JSON object".to_owned());
     };
@@ -71,6 +71,7 @@ fn parse(bytes: &[u8]) -> Result<Commitment, String> {
 mod tests {
     use super::*;
     use ntt_pcs::CodewordShape;
+    use serde_json::Value;
 
     fn commitment() -> Commitment {
         Commitment::new([0xab; 32], CodewordShape::new(3, 5).expect("valid"))

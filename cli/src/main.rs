@@ -16,6 +16,7 @@ mod stats;
 mod touch_report;
 mod tree_args;
 mod tune;
+mod unique_keys;
 mod what_if;
 mod workload;
 

@@ -190,6 +190,10 @@ fn cases() -> Vec<Case> {
         case("verify --commitment @/c-documented.json --rows 1 --proof @/p.bin", 0, ""),
         case("verify --commitment @/c-six-keys.json --rows 1 --proof @/p.bin", 0, ""),
         case("verify --commitment @/c-disagree.json --rows 1 --proof @/p.bin", 2, "disagree"),
+        // A key given twice is refused, whichever value another reader would take.
+        case("verify --commitment @/c-root-twice.json --rows 1 --proof @/p.bin", 2, "duplicate key `root`"),
+        case("verify --commitment @/c-hash-twice.json --rows 1 --proof @/p-rows.bin", 2, "duplicate key `hash`"),
+        case("verify --commitment @/c-rows.json --rows 1 --proof @/p-rows.bin", 0, ""),
         // Two outputs on one file, or an output on an input, are refused before anything runs.
         case(
             "open --input @/good.bin --lanes 4 --log-inv-rate 1 --rows 1 --output @/same.bin --commitment @/same.bin",
@@ -380,6 +384,43 @@ fn every_bad_input_gets_its_exit_code_and_message() {
     ] {
         std::fs::write(dir.join(name), file.to_string()).unwrap();
     }
+    // Keys given twice: the real root second, and a row tree's hash as BLAKE3, then Keccak.
+    let zeros = "0".repeat(64);
+    std::fs::write(
+        dir.join("c-root-twice.json"),
+        format!(r#"{{"format_version": 1, "root": "{zeros}", "log_rows": {log_rows}, "lanes": {lanes}, "root": {root}}}"#),
+    )
+    .unwrap();
+    let open_rows = ntt(&[
+        "open",
+        "--input",
+        &format!("{d}/good.bin"),
+        "--lanes",
+        "4",
+        "--log-inv-rate",
+        "1",
+        "--tree",
+        "rows",
+        "--hash",
+        "keccak",
+        "--rows",
+        "1",
+        "--output",
+        &format!("{d}/p-rows.bin"),
+        "--commitment",
+        &format!("{d}/c-rows.json"),
+    ]);
+    assert!(open_rows.status.success(), "{}", stderr(&open_rows));
+    let rows: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("c-rows.json")).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("c-hash-twice.json"),
+        format!(
+            r#"{{"format_version": 1, "tree": "rows", "hash": "blake3", "cap_height": 0, "cap": {}, "log_rows": {}, "lanes": {}, "hash": "keccak"}}"#,
+            rows["cap"], rows["log_rows"], rows["lanes"]
+        ),
+    )
+    .unwrap();
 
     for case in cases() {
         // Split first, then substitute, so a directory with spaces stays one argument.

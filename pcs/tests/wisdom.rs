@@ -168,6 +168,20 @@ fn corrupt_truncated_and_missing_wisdom_is_ignored() {
         assert!(loaded.is_none());
         assert!(matches!(status, WisdomStatus::Ignored { .. }), "{status:?}");
     }
+    // A key given twice, at the top or inside an entry, is refused, not read as its last value.
+    let text = String::from_utf8(full.clone()).unwrap();
+    for twice in [
+        text.replacen('{', "{\"format_version\": 1,", 1),
+        text.replacen("\"speedup\"", "\"speedup\": 9.0, \"speedup\"", 1),
+    ] {
+        std::fs::write(&path, &twice).unwrap();
+        let (loaded, status) = wisdom::load_from(&path, &topology);
+        assert!(loaded.is_none(), "{twice}");
+        assert!(
+            matches!(&status, WisdomStatus::Ignored { reason, .. } if reason.contains("duplicate field")),
+            "{status:?}"
+        );
+    }
     let mut other_version = w.clone();
     other_version.format_version += 1;
     other_version.save(&path).unwrap();
