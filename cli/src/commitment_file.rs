@@ -11,10 +11,18 @@
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::unique_keys;
+use ntt_pcs::ntt_verify::MAX_CAP_HEIGHT;
 use ntt_pcs::{COMMITMENT_FORMAT_VERSION, Commitment};
 
-/// A commitment file is a few hundred bytes; anything much larger is not one.
-const MAX_BYTES: u64 = 64 << 10;
+/// Bytes of one cap digest in the file [`write`] writes: `    "<64 hex digits>",` and its newline.
+const DIGEST_LINE_BYTES: u64 = 4 + 1 + 64 + 1 + 1 + 1;
+/// Bytes of the rest of that file (the other keys, the brackets): a few hundred.
+const OTHER_BYTES: u64 = 1 << 10;
+/// The largest file [`write`] writes: a row tree's cap of 2^[`MAX_CAP_HEIGHT`] digests.
+const LARGEST_WRITTEN: u64 = (1 << MAX_CAP_HEIGHT) * DIGEST_LINE_BYTES + OTHER_BYTES;
+/// A commitment file is read up to twice the largest written (about 9 MiB), which leaves room for
+/// other spacing (wider indents, CRLF line ends); anything larger is not one.
+const MAX_BYTES: u64 = 2 * LARGEST_WRITTEN;
 
 /// The key earlier releases wrote (and documented) for the version.
 const LEGACY_VERSION_KEY: &str = "version";
@@ -88,6 +96,21 @@ mod tests {
         // serde_json's map lists keys sorted.
         assert_eq!(keys, ["basis", "format_version", "lanes", "log_rows", "root"]);
         assert_eq!(parse(written.as_bytes()), Ok(commitment()));
+    }
+
+    #[test]
+    fn the_largest_cap_fits_the_bound() {
+        let log_rows = MAX_CAP_HEIGHT;
+        let scheme = ntt_pcs::Scheme::rows(ntt_pcs::HashKind::Keccak, MAX_CAP_HEIGHT).expect("scheme");
+        let cap = (0..1u32 << MAX_CAP_HEIGHT)
+            .map(|i| [i as u8; 32])
+            .collect::<Vec<_>>();
+        let shape = CodewordShape::new(log_rows, 1 << 20).expect("valid");
+        let largest = Commitment::with_cap(scheme, cap, shape).expect("a whole cap");
+        let written = serde_json::to_string_pretty(&largest).expect("serializes") + "\n";
+        assert!(written.len() as u64 <= LARGEST_WRITTEN, "{} bytes", written.len());
+        assert!(written.len() as u64 > LARGEST_WRITTEN - OTHER_BYTES);
+        assert_eq!(parse(written.as_bytes()), Ok(largest));
     }
 
     #[test]

@@ -194,6 +194,13 @@ fn cases() -> Vec<Case> {
         case("verify --commitment @/c-root-twice.json --rows 1 --proof @/p.bin", 2, "duplicate key `root`"),
         case("verify --commitment @/c-hash-twice.json --rows 1 --proof @/p-rows.bin", 2, "duplicate key `hash`"),
         case("verify --commitment @/c-rows.json --rows 1 --proof @/p-rows.bin", 0, ""),
+        // The widest cap open writes (2^16 digests, 4.7 MB) is a commitment file verify reads.
+        case(
+            "open --input @/w16.bin --lanes 1 --log-inv-rate 1 --tree rows --cap-height 16 --rows 3 --output @/p-cap.bin --commitment @/c-cap.json",
+            0,
+            "",
+        ),
+        case("verify --commitment @/c-cap.json --rows 3 --proof @/p-cap.bin", 0, ""),
         // Two outputs on one file, or an output on an input, are refused before anything runs.
         case(
             "open --input @/good.bin --lanes 4 --log-inv-rate 1 --rows 1 --output @/same.bin --commitment @/same.bin",
