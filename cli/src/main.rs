@@ -5,7 +5,6 @@ mod args;
 mod commands;
 mod commitment_file;
 mod engine;
-mod environment;
 mod error;
 mod files;
 mod input;
@@ -120,7 +119,7 @@ fn run(command: Command) -> Result<(), CliError> {
 
 fn main() -> ExitCode {
     default_sigpipe();
-    if let Err(e) = files::remove_temporaries_on_signals() {
+    if let Err(e) = ntt_shell::remove_temporaries_on_signals() {
         eprintln!(
             "warning: cannot watch for SIGINT and SIGTERM ({e}); an interrupted write may leave a temporary file"
         );
@@ -129,7 +128,9 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage(&e),
     };
-    if let Err(err) = init_logging().and_then(|()| environment::check()) {
+    let checked = init_logging()
+        .and_then(|()| ntt_shell::environment::check().map_err(|e| CliError::Input(e.to_string())));
+    if let Err(err) = checked {
         eprintln!("error: {err}");
         return ExitCode::from(err.exit_code());
     }
