@@ -15,7 +15,6 @@ mod stats;
 mod touch_report;
 mod tree_args;
 mod tune;
-mod unique_keys;
 mod what_if;
 mod workload;
 

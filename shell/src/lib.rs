@@ -10,6 +10,8 @@
 //! - [`refuse_overlaps`]: two outputs on one file, or an output on an input, refused before any
 //!   work.
 //! - [`environment::check`]: every `NTT_*` variable valid, or named in the error.
+//! - [`commitment_file`]: the commitment file both write and `ntt verify` reads, and
+//!   [`unique_keys`], the JSON reader that refuses a key given twice.
 //!
 //! The rule for modes and links is the same everywhere: a new file gets mode 0666 less the
 //! umask, a replaced file keeps its permission bits, a symbolic link is followed (the file it
@@ -20,11 +22,13 @@
 #[cfg(target_os = "linux")]
 mod anonymous;
 mod atomic;
+pub mod commitment_file;
 pub mod environment;
 mod same_file;
 mod shared;
 mod target;
 mod temporaries;
+pub mod unique_keys;
 
 pub use atomic::write_atomically;
 pub use same_file::{Overlap, refuse_overlaps};

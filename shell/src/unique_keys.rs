@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 ///
 /// # Errors
 /// The parser's error: malformed JSON, trailing characters, or "duplicate key `K`" with where.
-pub(crate) fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+pub fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let UniqueKeys(value) = UniqueKeys::deserialize(&mut deserializer)?;
     deserializer.end()?;
