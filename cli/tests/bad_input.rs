@@ -229,6 +229,13 @@ fn cases() -> Vec<Case> {
         )
         .unchanged("@/good.bin"),
         case("encode --input @/good.bin --lanes 4 --log-inv-rate 1 --output /dev/null", 0, ""),
+        case("commit --input @/good.bin --lanes 4 --output @/cc.bin --save-codeword @/cc.bin", 2, "--output and --save-codeword name the same file")
+            .absent("@/cc.bin"),
+        case("commit --input @/good.bin --lanes 4 --output @/good-sym.bin", 2, "is the file --input reads").unchanged("@/good.bin"),
+        case("commit --input @/good.bin --lanes 4 --output - --save-codeword -", 2, "cannot both write standard output"),
+        // `commit --output` writes the commitment file `open --commitment` writes.
+        case("commit --input @/good.bin --lanes 4 --log-inv-rate 1 --output @/cc.json", 0, ""),
+        case("verify --commitment @/cc.json --rows 1 --proof @/p.bin", 0, ""),
         // Outputs: never partial, never half-replaced.
         case(
             "encode --input @/odd.bin --lanes 4 --log-inv-rate 1 --output @/keep.bin",

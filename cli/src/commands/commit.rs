@@ -6,7 +6,7 @@ use crate::files::{self, FileArg};
 use crate::stats::Spread;
 use crate::touch_report::{Pages, WorkerTouch, first_touch_line, pages_line};
 use crate::tree_args::TreeArgs;
-use crate::{engine, input, progress, report, workload};
+use crate::{commitment_file, engine, input, progress, report, workload};
 use clap::Args;
 use ntt_pcs::{CommitParams, CommitTimings, MessageLayout, ProverData, Shape};
 use serde::Serialize;
@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 #[command(after_help = "Examples:\n  \
     ntt commit                                  # the built-in 2^22-word workload\n  \
     ntt commit --repeat 10 --threads 1 --json\n  \
-    ntt commit --input w.bin --lanes 64 --log-inv-rate 2 --save-codeword c.bin
+    ntt commit --input w.bin --lanes 64 --log-inv-rate 2 --save-codeword c.bin --output c.json
   \
     ntt commit --tree rows --hash keccak --cap-height 2   # Plonky3's MerkleTreeMmcs of the codeword")]
 pub(crate) struct CommitArgs {
@@ -45,6 +45,10 @@ pub(crate) struct CommitArgs {
     /// (the report then goes to standard error).
     #[arg(long, value_name = "FILE")]
     save_codeword: Option<FileArg>,
+    /// Write the commitment file `ntt verify --commitment` reads (as `open --commitment`); `-`
+    /// for standard output (the report then goes to standard error).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<FileArg>,
     #[command(flatten)]
     domain: DomainArgs,
     #[command(flatten)]
@@ -144,7 +148,10 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
     files::one_stdin(&[("--input", args.input.as_ref())])?;
     let scheme = args.tree.scheme()?;
     files::distinct(
-        &[("--save-codeword", args.save_codeword.as_ref())],
+        &[
+            ("--output", args.output.as_ref()),
+            ("--save-codeword", args.save_codeword.as_ref()),
+        ],
         &[("--input", args.input.as_ref())],
     )?;
     let witness = match &args.input {
@@ -187,6 +194,9 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
     if let Some(arg) = &args.save_codeword {
         files::write_words(arg, data.codeword())?;
     }
+    if let Some(arg) = &args.output {
+        commitment_file::write(arg, &commitment)?;
+    }
 
     let first_run_ms = Times::from(&runs[0]);
     let reused_runs_ms = Spreads::of(&runs[1..]);
@@ -227,8 +237,11 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
     } else {
         text(&report)
     };
-    // The codeword owns standard output when it goes there.
-    if args.save_codeword.as_ref().is_some_and(FileArg::is_std) {
+    // The codeword or the commitment file owns standard output when it goes there.
+    if [&args.save_codeword, &args.output]
+        .into_iter()
+        .any(|arg| arg.as_ref().is_some_and(FileArg::is_std))
+    {
         eprint!("{text}");
         Ok(())
     } else {
