@@ -146,6 +146,9 @@ head -c 8192 "$work/w.bin" > "$work/w1k.bin"
 expect_refusal 2 "share with its message and tree needs" "a row tree beyond a rank's memory" -- \
     -np 2 "$NTT_MPI" commit --input "$work/w1k.bin" --lanes 1 --log-inv-rate $((log_rows - 10)) --allow-large-expansion --tree rows
 
+# A small witness for the cases on files, the environment and flags.
+"$NTT" witness --log-n 12 --lanes 4 --seed 11 --output "$work/w4k.bin" >/dev/null
+small=(--input "$work/w4k.bin" --lanes 4 --log-inv-rate 1)
 # A killed rank: stop rank 1 as soon as it exists (the others cannot finish without it), kill
 # it, and expect the whole job to fail within seconds and no codeword under its final name.
 "$NTT" witness --log-n 20 --lanes 8 --seed 5 --output "$work/big.bin" >/dev/null
@@ -174,4 +177,114 @@ set -e
 [ $((SECONDS - started)) -lt 30 ] || fail "a killed rank: the job took $((SECONDS - started)) s to stop"
 [ ! -e "$work/killed.bin" ] || fail "a killed rank: a codeword was left under its final name"
 echo "ok  a killed rank: the job exited $rc in $((SECONDS - started)) s, no file under the final name"
+# Outputs by `ntt`'s rules. A link planted at a predictable temporary name is never followed.
+out="$work/out"
+mkdir -p "$out"
+echo "the victim's own words" > "$work/victim.txt"
+ln -s "$work/victim.txt" "$out/.cw.bin.ntt-mpi-partial"
+ln -s "$work/victim.txt" "$out/.c.json.ntt-mpi-partial"
+"${MPIRUN[@]}" -np 2 "$NTT_MPI" commit "${small[@]}" --save-codeword "$out/cw.bin" --output "$out/c.json" >/dev/null
+[ "$(cat "$work/victim.txt")" = "the victim's own words" ] || fail "a link planted at a temporary's name was followed"
+"$NTT" encode "${small[@]}" --output "$work/cw-expected.bin" >/dev/null
+cmp -s "$out/cw.bin" "$work/cw-expected.bin" || fail "the saved codeword differs from ntt encode's"
+"$NTT" commit "${small[@]}" --output "$work/c-expected.json" >/dev/null
+cmp -s "$out/c.json" "$work/c-expected.json" || fail "--output differs from ntt commit --output's file"
+rm "$out/.cw.bin.ntt-mpi-partial" "$out/.c.json.ntt-mpi-partial"
+echo "ok  planted links are not followed; --output is ntt commit --output's file"
+# A replaced file keeps its mode; a symbolic link is followed and stays.
+chmod 600 "$out/cw.bin"
+printf old > "$out/real.json"
+chmod 640 "$out/real.json"
+ln -s real.json "$out/link.json"
+"${MPIRUN[@]}" -np 2 "$NTT_MPI" commit "${small[@]}" --save-codeword "$out/cw.bin" --output "$out/link.json" >/dev/null
+[ "$(stat -c %a "$out/cw.bin")" = 600 ] || fail "the replaced codeword lost its mode 600"
+[ -L "$out/link.json" ] || fail "a symbolic link output was replaced by a file"
+[ "$(stat -c %a "$out/real.json")" = 640 ] || fail "the link's target lost its mode 640"
+cmp -s "$out/real.json" "$work/c-expected.json" || fail "the link's target does not hold the commitment"
+"${MPIRUN[@]}" -np 2 "$NTT_MPI" open "${small[@]}" --rows 5 --output "$out/link.json" >/dev/null
+[ -L "$out/link.json" ] && [ "$(stat -c %a "$out/real.json")" = 640 ] || fail "open's output: the link or the mode"
+echo "ok  modes are kept and links followed"
+# The widest cap (2^16 digests): ntt verify reads the commitment file ntt-mpi open writes.
+"$NTT" witness --log-n 16 --lanes 1 --seed 12 --output "$work/w16.bin" >/dev/null
+"${MPIRUN[@]}" -np 2 "$NTT_MPI" open --input "$work/w16.bin" --lanes 1 --log-inv-rate 1 --tree rows --cap-height 16 \
+    --rows 3,70000 --output "$work/p16.bin" --commitment "$work/c16.json" >/dev/null
+"$NTT" verify --commitment "$work/c16.json" --rows 3,70000 --proof "$work/p16.bin" >/dev/null \
+    || fail "ntt verify does not read the commitment file of a 2^16-digest cap"
+echo "ok  a cap of 2^16 digests: the commitment file verifies"
+# A failed rename (the target is a directory) leaves no temporary.
+mkdir -p "$out/dir.bin"
+expect_refusal 3 "cannot write" "--save-codeword naming a directory" -- -np 2 "$NTT_MPI" commit "${small[@]}" --save-codeword "$out/dir.bin"
+litter() { find "$out" -mindepth 1 -maxdepth 1 -name '.*' -printf '%f\n'; }
+[ -z "$(litter)" ] || fail "a failed rename left $(litter)"
+
+# Signals while the ranks write a 512 MiB codeword: the job stops promptly and nonzero, no rank
+# is left running, a signalled rank exits 130 or 143, and neither a temporary nor a file under
+# the final name remains. Rank 1 is stopped once the temporary exists, so that the job is caught
+# writing, however fast the disk.
+"$NTT" witness --log-n 24 --lanes 1 --seed 13 --output "$work/w8m.bin" >/dev/null
+# Whether the process exists and is not a zombie (dead, waiting for its parent to reap it).
+running() { kill -0 "$1" 2>/dev/null && ! ps -o stat= -p "$1" | grep -q '^ *Z'; }
+signalled() { # label target(mpirun|rank|all) rank signal expected-exit-code-of-the-rank
+    local label=$1 target=$2 rank=$3 sig=$4 code=${5:-}
+    rm -f "$out/sc.bin"
+    "${MPIRUN[@]}" -np 2 "$NTT_MPI" commit --input "$work/w8m.bin" --lanes 64 --log-inv-rate 2 \
+        --save-codeword "$out/sc.bin" --threads 1 >/dev/null 2>"$work/err" &
+    local job=$! ranks=()
+    for _ in $(seq 1 6000); do
+        [ -n "$(litter)" ] && break
+        sleep 0.01
+    done
+    [ -n "$(litter)" ] || fail "$label: the ranks never started writing"
+    mapfile -t ranks < <(pgrep -P "$job" || true)
+    [ "${#ranks[@]}" -eq 2 ] || fail "$label: not 2 ranks"
+    # Rank 1 stays stopped until its signal (or mpirun, which sends SIGCONT before SIGTERM).
+    kill -STOP "${ranks[1]}"
+    case $target in
+        mpirun)
+            kill "-$sig" "$job"
+            # mpirun resumes its ranks (SIGCONT) a second before it ends them (SIGTERM): keep
+            # rank 1 stopped until rank 0 has gone, so that the job is still writing then.
+            while running "${ranks[0]}"; do
+                kill -STOP "${ranks[1]}" 2>/dev/null || true
+                sleep 0.005
+            done
+            kill -CONT "${ranks[1]}" 2>/dev/null || true
+            ;;
+        rank) kill "-$sig" "${ranks[$rank]}" ;;
+        all) kill "-$sig" "${ranks[@]}" ;;
+    esac
+    if [ "$target" = rank ] && [ "$rank" -eq 1 ]; then kill -CONT "${ranks[1]}" 2>/dev/null || true; fi
+    local started=$SECONDS rc
+    set +e
+    timeout 60 tail --pid="$job" -f /dev/null
+    wait "$job"
+    rc=$?
+    set -e
+    [ "$rc" -ne 0 ] || fail "$label: the job exited 0"
+    [ $((SECONDS - started)) -lt 30 ] || fail "$label: the job took $((SECONDS - started)) s to stop"
+    for pid in "${ranks[@]}"; do
+        ! running "$pid" || fail "$label: rank process $pid outlived the job"
+    done
+    if [ -n "$code" ]; then
+        grep -Eq "Exit code: +$code" "$work/err" || { cat "$work/err" >&2; fail "$label: no rank exited $code"; }
+    fi
+    [ ! -e "$out/sc.bin" ] || fail "$label: a codeword under its final name"
+    if [ "$target" = all ]; then return; fi
+    [ -z "$(litter)" ] || fail "$label: left $(litter)"
+    echo "ok  $label: the job exited $rc, nothing left behind"
+}
+signalled "SIGINT to mpirun" mpirun 0 INT
+signalled "SIGTERM to mpirun" mpirun 0 TERM
+signalled "SIGINT to rank 1" rank 1 INT 130
+signalled "SIGTERM to rank 0" rank 0 TERM 143
+signalled "SIGTERM to rank 1" rank 1 TERM 143
+signalled "SIGKILL to rank 1" rank 1 KILL
+# SIGKILL to every rank leaves the temporary; the next job writing that file removes it.
+signalled "SIGKILL to every rank" all 0 KILL
+[ -n "$(litter)" ] || fail "SIGKILL to every rank: no temporary was left to sweep"
+"${MPIRUN[@]}" -np 2 "$NTT_MPI" commit "${small[@]}" --save-codeword "$out/sc.bin" >/dev/null
+[ -z "$(litter)" ] || fail "the next job did not sweep $(litter)"
+cmp -s "$out/sc.bin" "$work/cw-expected.bin" || fail "the job after the sweep saved another codeword"
+echo "ok  SIGKILL to every rank: the next job writing the file removed the temporary"
+
 echo "test-mpi: all passed"

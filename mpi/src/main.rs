@@ -3,6 +3,7 @@
 //! the proof `ntt open` writes.
 
 mod args;
+mod broadcast;
 mod output;
 mod report;
 
@@ -15,6 +16,12 @@ use mpi::traits::*;
 use args::{Cli, Command};
 
 fn main() -> ExitCode {
+    // As `ntt`: SIGINT and SIGTERM remove this rank's temporaries and exit 130 and 143.
+    if let Err(e) = ntt_shell::remove_temporaries_on_signals() {
+        eprintln!(
+            "ntt-mpi: warning: cannot watch for SIGINT and SIGTERM ({e}); an interrupted write may leave a temporary file"
+        );
+    }
     // Usage errors exit 2 here, on every rank, before MPI starts and before any work.
     let cli = Cli::parse();
     let checked = match &cli.command {

@@ -1,23 +1,19 @@
-//! Files the job writes: each under a temporary name beside its final one, renamed by rank 0
-//! only once every rank has written its part, so a failed or killed job leaves no file under
-//! the final name.
+//! Files the job writes, by the rules `ntt` follows ([`ntt_shell`]): the codeword by every rank
+//! at its offset through one temporary that rank 0 creates and renames once all have written
+//! their part; the proof and the commitment file by rank 0 alone, through a file with no name.
+//! A failed or signalled job leaves no file under the final name and no temporary.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::FileExt;
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 use mpi::traits::*;
 use ntt_mpi::{Error, Split, agree};
+use ntt_pcs::Commitment;
+use ntt_shell::SharedOutput;
 
-/// The temporary name every rank derives for `path`: `.NAME.ntt-mpi-partial` in its directory.
-fn partial_name(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.ntt-mpi-partial"))
-}
+use crate::broadcast::broadcast_bytes;
 
 fn write_error(path: &Path) -> impl Fn(io::Error) -> Error + '_ {
     move |source| Error::Write {
@@ -29,59 +25,58 @@ fn write_error(path: &Path) -> impl Fn(io::Error) -> Error + '_ {
 /// Words per write: the share goes out in pieces of 1 MiB, little-endian.
 const PIECE_WORDS: usize = 1 << 17;
 
-/// Writes the codeword to `path`: rank 0 creates the file at its full size under the temporary
-/// name, every rank writes its rows at their offset, and rank 0 renames the file once all have.
-/// Collective.
+/// Writes the codeword to `path`: rank 0 creates the temporary at its full size and hands its
+/// name to every rank, every rank writes its rows at their offset, and rank 0 renames it once
+/// all have. Collective.
 pub(crate) fn save_codeword<C: Communicator>(
     world: &C,
     path: &Path,
     split: &Split,
     rows: &[u64],
 ) -> Result<(), Error> {
-    let partial = partial_name(path);
     let err = write_error(path);
+    let len = split.shape().codeword_bytes();
     let created = if world.rank() == 0 {
-        File::create(&partial)
-            .and_then(|f| f.set_len(split.shape().codeword_bytes()))
-            .map_err(&err)
+        SharedOutput::create(path, len).map(Some).map_err(&err)
     } else {
-        Ok(())
+        Ok(None)
     };
-    agree(world, created)?;
-    let written = (|| {
-        let file = OpenOptions::new().write(true).open(&partial)?;
-        let mut bytes = Vec::with_capacity(PIECE_WORDS * 8);
-        let mut offset = split.share_offset();
-        for piece in rows.chunks(PIECE_WORDS) {
-            bytes.clear();
-            bytes.extend(piece.iter().flat_map(|w| w.to_le_bytes()));
-            file.write_all_at(&bytes, offset)?;
-            offset += bytes.len() as u64;
-        }
-        file.sync_data()
-    })()
-    .map_err(&err);
-    let written = agree(world, written);
-    let renamed = match (&written, world.rank()) {
-        (Ok(()), 0) => fs::rename(&partial, path).map_err(&err),
-        (Err(_), 0) => {
-            let _ = fs::remove_file(&partial);
-            Ok(())
-        }
-        _ => Ok(()),
+    let created = agree(world, created)?;
+    let temporary = created
+        .as_ref()
+        .map(|output| output.temporary().as_os_str().as_bytes().to_vec());
+    let temporary = PathBuf::from(OsString::from_vec(broadcast_bytes(world, temporary)));
+    let output = match created {
+        Some(output) => Ok(output),
+        None => SharedOutput::join(&temporary, len).map_err(&err),
     };
-    written?;
-    agree(world, renamed)
+    let output = agree(world, output)?;
+    let written = write_share(&output, split, rows).map_err(&err);
+    agree(world, written)?;
+    // Rank 0 renames; the others only forget the temporary. A failed rename drops it.
+    agree(world, output.publish().map_err(&err))
 }
 
-/// Writes `bytes` to `path` from this rank alone, through a temporary name.
-pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let partial = partial_name(path);
-    let result = File::create(&partial)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_data()))
-        .and_then(|()| fs::rename(&partial, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&partial);
+/// This rank's rows at their offset, then synced.
+fn write_share(output: &SharedOutput, split: &Split, rows: &[u64]) -> io::Result<()> {
+    let mut bytes = Vec::with_capacity(PIECE_WORDS * 8);
+    let mut offset = split.share_offset();
+    for piece in rows.chunks(PIECE_WORDS) {
+        bytes.clear();
+        bytes.extend(piece.iter().flat_map(|w| w.to_le_bytes()));
+        output.write_at(&bytes, offset)?;
+        offset += bytes.len() as u64;
     }
-    result.map_err(write_error(path))
+    output.sync()
+}
+
+/// Writes `bytes` to `path` from this rank alone, whole or not at all.
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    ntt_shell::write_atomically(path, |out| out.write_all(bytes)).map_err(write_error(path))
+}
+
+/// Writes the commitment file `ntt verify --commitment` reads: the bytes `ntt open --commitment`
+/// writes for the same commitment.
+pub(crate) fn write_commitment(path: &Path, commitment: &Commitment) -> Result<(), Error> {
+    write_bytes(path, ntt_shell::commitment_file::text(commitment).as_bytes())
 }

@@ -207,7 +207,7 @@ pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Er
     let proof = opening.to_bytes();
     output::write_bytes(&args.output, &proof)?;
     if let Some(path) = &args.commitment {
-        output::write_bytes(path, json(&mine.commitment).as_bytes())?;
+        output::write_commitment(path, &mine.commitment)?;
     }
     let shape = mine.split.shape();
     let report = OpenReport {
@@ -250,7 +250,7 @@ pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<()
     let mut all = vec![0u64; STAT_WORDS * world.size() as usize];
     root_process.gather_into_root(&local[..], &mut all[..]);
     if let Some(path) = &args.output {
-        output::write_bytes(path, json(&mine.commitment).as_bytes())?;
+        output::write_commitment(path, &mine.commitment)?;
     }
     let ms = |ns: u64| ns as f64 / 1e6;
     let per_rank: Vec<RankReport> = all
