@@ -149,6 +149,23 @@ expect_refusal 2 "share with its message and tree needs" "a row tree beyond a ra
 # A small witness for the cases on files, the environment and flags.
 "$NTT" witness --log-n 12 --lanes 4 --seed 11 --output "$work/w4k.bin" >/dev/null
 small=(--input "$work/w4k.bin" --lanes 4 --log-inv-rate 1)
+# Files: as `ntt`, outputs never overwrite the witness or each other (exit 2, before any work).
+cp "$work/w4k.bin" "$work/w4k.copy"
+ln -sf "$work/w4k.bin" "$work/w4k-link.bin"
+expect_refusal 2 "is the file --input reads" "--save-codeword on the witness" -- -np 2 "$NTT_MPI" commit "${small[@]}" --save-codeword "$work/w4k.bin"
+expect_refusal 2 "is the file --input reads" "open --output on the witness, through a link" -- \
+    -np 2 "$NTT_MPI" open "${small[@]}" --rows 1 --output "$work/w4k-link.bin"
+cmp -s "$work/w4k.bin" "$work/w4k.copy" || fail "an output replaced the witness"
+expect_refusal 2 "name the same file" "--output and --save-codeword on one file" -- \
+    -np 2 "$NTT_MPI" commit "${small[@]}" --output "$work/same.bin" --save-codeword "$work/same.bin"
+expect_refusal 2 "name the same file" "open's --output and --commitment on one file" -- \
+    -np 2 "$NTT_MPI" open "${small[@]}" --rows 1 --output "$work/same.bin" --commitment "$work/./same.bin"
+[ ! -e "$work/same.bin" ] || fail "a refused command wrote a file"
+# Every NTT_* variable that names nothing is bad input, as in `ntt`.
+for setting in NTT_THREADS=abc NTT_BACKEND=sse9 NTT_PIN=sideways NTT_IDLE_SPIN_US=soon NTT_FIRST_TOUCH=bogus \
+    NTT_FIRST_TOUCH=POPULATE NTT_COLUMNS=diagonal; do
+    expect_refusal 2 "${setting%%=*}" "$setting" -- -np 2 env "$setting" "$NTT_MPI" commit "${small[@]}"
+done
 # A killed rank: stop rank 1 as soon as it exists (the others cannot finish without it), kill
 # it, and expect the whole job to fail within seconds and no codeword under its final name.
 "$NTT" witness --log-n 20 --lanes 8 --seed 5 --output "$work/big.bin" >/dev/null

@@ -1,6 +1,6 @@
 //! The command line: `ntt commit`'s flags, the same names and meanings.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ntt_pcs::{Basis, Domain, Expansion, HashKind, MessageLayout, Scheme, TreeKind};
@@ -157,23 +157,39 @@ fn is_dash(p: &std::path::Path) -> bool {
 
 const NO_DASH: &str = "ntt-mpi reads and writes files at offsets on every rank: `-` (standard input or output) is not supported";
 
-impl CommitArgs {
-    /// What clap cannot check: every rank reads and writes files at offsets, so no `-`.
-    pub(crate) fn check(&self) -> Result<(), String> {
-        if self.output.iter().chain(&self.save_codeword).any(|p| is_dash(p)) {
-            return Err(NO_DASH.to_owned());
-        }
-        self.witness.check()
-    }
+/// The flags of `outputs` that are given, with their paths.
+fn given<'a>(outputs: &[(&'a str, Option<&'a PathBuf>)]) -> Vec<(&'a str, &'a Path)> {
+    outputs
+        .iter()
+        .filter_map(|&(flag, path)| Some((flag, path?.as_path())))
+        .collect()
 }
 
-impl OpenArgs {
-    /// As for [`CommitArgs::check`].
+impl Command {
+    /// What clap cannot check: every rank reads and writes files at offsets, so no `-`; no two
+    /// outputs on one file, and none on the witness (as `ntt`, [`ntt_shell::refuse_overlaps`]).
     pub(crate) fn check(&self) -> Result<(), String> {
-        if is_dash(&self.output) || self.commitment.iter().any(|p| is_dash(p)) {
+        let (witness, outputs) = match self {
+            Self::Commit(args) => (
+                &args.witness,
+                given(&[
+                    ("--output", args.output.as_ref()),
+                    ("--save-codeword", args.save_codeword.as_ref()),
+                ]),
+            ),
+            Self::Open(args) => (
+                &args.witness,
+                given(&[
+                    ("--output", Some(&args.output)),
+                    ("--commitment", args.commitment.as_ref()),
+                ]),
+            ),
+        };
+        if outputs.iter().any(|(_, path)| is_dash(path)) {
             return Err(NO_DASH.to_owned());
         }
-        self.witness.check()
+        witness.check()?;
+        ntt_shell::refuse_overlaps(&outputs, &[("--input", &witness.input)]).map_err(|e| e.to_string())
     }
 }
 

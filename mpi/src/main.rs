@@ -22,12 +22,13 @@ fn main() -> ExitCode {
             "ntt-mpi: warning: cannot watch for SIGINT and SIGTERM ({e}); an interrupted write may leave a temporary file"
         );
     }
-    // Usage errors exit 2 here, on every rank, before MPI starts and before any work.
+    // Usage errors, overlapping files and malformed NTT_* variables exit 2 here, on every rank,
+    // before MPI starts and before any work.
     let cli = Cli::parse();
-    let checked = match &cli.command {
-        Command::Commit(args) => args.check(),
-        Command::Open(args) => args.check(),
-    };
+    let checked = cli
+        .command
+        .check()
+        .and_then(|()| ntt_shell::environment::check().map_err(|e| e.to_string()));
     if let Err(message) = checked {
         eprintln!("ntt-mpi: error: {message}");
         return ExitCode::from(2);
