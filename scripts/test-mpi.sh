@@ -161,6 +161,9 @@ expect_refusal 2 "name the same file" "--output and --save-codeword on one file"
 expect_refusal 2 "name the same file" "open's --output and --commitment on one file" -- \
     -np 2 "$NTT_MPI" open "${small[@]}" --rows 1 --output "$work/same.bin" --commitment "$work/./same.bin"
 [ ! -e "$work/same.bin" ] || fail "a refused command wrote a file"
+# A FIFO is not a witness every rank can read at offsets: refused at once, not waited on.
+mkfifo "$work/fifo"
+expect_refusal 2 "not a regular file" "a FIFO as the witness" -- -np 2 "$NTT_MPI" commit --input "$work/fifo" --lanes 4 --log-inv-rate 1
 # Every NTT_* variable that names nothing is bad input, as in `ntt`.
 for setting in NTT_THREADS=abc NTT_BACKEND=sse9 NTT_PIN=sideways NTT_IDLE_SPIN_US=soon NTT_FIRST_TOUCH=bogus \
     NTT_FIRST_TOUCH=POPULATE NTT_COLUMNS=diagonal; do

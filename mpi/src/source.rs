@@ -1,8 +1,8 @@
 //! Where a rank reads the message from: memory, or its own view of the witness file.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -49,22 +49,34 @@ pub struct WitnessFile {
 }
 
 impl WitnessFile {
-    /// Opens `path` and checks that it is whole words.
+    /// Opens `path` and checks that it is a regular file of whole words.
     ///
     /// # Errors
-    /// The file cannot be opened or stat'ed ([`io::ErrorKind::NotFound`] and friends), or its
+    /// The file cannot be opened or stat'ed ([`io::ErrorKind::NotFound`] and friends); it is not
+    /// a regular file ([`io::ErrorKind::InvalidInput`]: a FIFO, a device, a directory); or its
     /// length is not a multiple of 8 ([`io::ErrorKind::InvalidData`]).
     pub fn open(path: &Path) -> io::Result<Self> {
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
-        if !meta.is_file() {
-            return Err(io::Error::new(
+        let not_regular = || {
+            io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
                     "{} is not a regular file (every rank reads it at offsets)",
                     path.display()
                 ),
-            ));
+            )
+        };
+        // Checked before opening, as opening a FIFO for reading waits for a writer; the open
+        // does not wait either (O_NONBLOCK), should the path change in between.
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(not_regular());
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(not_regular());
         }
         let len = meta.len();
         if !len.is_multiple_of(8) {
@@ -117,5 +129,33 @@ impl MessageSource for WitnessFile {
             out.iter_mut().for_each(|w| *w = u64::from_le(*w));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_regular_file_of_whole_words_is_a_witness() {
+        let dir = std::env::temp_dir().join(format!("ntt-mpi-source-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch");
+        let words = dir.join("w.bin");
+        std::fs::write(&words, [1u8; 24]).expect("write");
+        assert_eq!(WitnessFile::open(&words).expect("3 words").words(), 3);
+        std::fs::write(&words, [1u8; 13]).expect("write");
+        let err = WitnessFile::open(&words).expect_err("13 bytes");
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        // A FIFO with no writer: refused at once, where opening it would wait for a writer.
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().expect("UTF-8")).expect("no NUL");
+        // SAFETY: `c` is a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for special in [fifo.as_path(), Path::new("/dev/zero"), dir.as_path()] {
+            let err = WitnessFile::open(special).expect_err("not a regular file");
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{}", special.display());
+        }
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
