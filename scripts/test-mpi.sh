@@ -169,6 +169,13 @@ for setting in NTT_THREADS=abc NTT_BACKEND=sse9 NTT_PIN=sideways NTT_IDLE_SPIN_U
     NTT_FIRST_TOUCH=POPULATE NTT_COLUMNS=diagonal; do
     expect_refusal 2 "${setting%%=*}" "$setting" -- -np 2 env "$setting" "$NTT_MPI" commit "${small[@]}"
 done
+# Ranks given different flags stop together with bad input, before any work.
+expect_refusal 2 "differ from rank 0's" "--lanes that differ between ranks" -- \
+    -np 1 "$NTT_MPI" commit "${small[@]}" : -np 1 "$NTT_MPI" commit --input "$work/w4k.bin" --lanes 8 --log-inv-rate 1
+expect_refusal 2 "differ from rank 0's" "--save-codeword on one rank only" -- \
+    -np 1 "$NTT_MPI" commit "${small[@]}" --save-codeword "$work/one.bin" : -np 1 "$NTT_MPI" commit "${small[@]}"
+[ ! -e "$work/one.bin" ] || fail "ranks that disagreed wrote a codeword"
+
 # A killed rank: stop rank 1 as soon as it exists (the others cannot finish without it), kill
 # it, and expect the whole job to fail within seconds and no codeword under its final name.
 "$NTT" witness --log-n 20 --lanes 8 --seed 5 --output "$work/big.bin" >/dev/null

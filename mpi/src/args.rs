@@ -191,6 +191,47 @@ impl Command {
         witness.check()?;
         ntt_shell::refuse_overlaps(&outputs, &[("--input", &witness.input)]).map_err(|e| e.to_string())
     }
+
+    /// Every flag that must be the same on every rank, as `(flag, value)`: all but `--input`
+    /// (a path on each rank's node, compared by the size of what it names) and `--threads`
+    /// (each node's own).
+    pub(crate) fn agreed_flags(&self) -> Vec<(&'static str, String)> {
+        let path = |p: Option<&PathBuf>| p.map_or_else(String::new, |p| p.display().to_string());
+        let (name, witness, mut files) = match self {
+            Self::Commit(args) => (
+                "commit",
+                &args.witness,
+                vec![
+                    ("--output", path(args.output.as_ref())),
+                    ("--save-codeword", path(args.save_codeword.as_ref())),
+                ],
+            ),
+            Self::Open(args) => (
+                "open",
+                &args.witness,
+                vec![
+                    ("--rows", format!("{:?}", args.rows.0)),
+                    ("--output", path(Some(&args.output))),
+                    ("--commitment", path(args.commitment.as_ref())),
+                ],
+            ),
+        };
+        let w = witness;
+        let mut flags = vec![
+            ("command", name.to_owned()),
+            ("--lanes", w.lanes.to_string()),
+            ("--log-inv-rate", w.log_inv_rate.to_string()),
+            ("--layout", format!("{:?}", w.layout)),
+            ("--allow-large-expansion", w.allow_large_expansion.to_string()),
+            ("--basis", format!("{:?}", w.basis)),
+            ("--tree", format!("{:?}", w.tree)),
+            ("--hash", format!("{:?}", w.hash)),
+            ("--cap-height", format!("{:?}", w.cap_height)),
+            ("--json", w.json.to_string()),
+        ];
+        flags.append(&mut files);
+        flags
+    }
 }
 
 impl WitnessArgs {

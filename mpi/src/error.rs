@@ -31,6 +31,9 @@ pub enum Error {
     /// Rows to open that the codeword does not have (or none).
     #[error("{0}")]
     Rows(String),
+    /// This rank was given other arguments than rank 0 (what differs).
+    #[error("this rank's arguments differ from rank 0's ({0}): every rank must run the same command")]
+    Arguments(String),
     /// This rank could not set up the engine (its pool or backend).
     #[error("cannot set up the engine: {0}")]
     Setup(#[from] ntt_pcs::SetupError),
@@ -69,7 +72,11 @@ impl Error {
         match self {
             // As `ntt commit` has it: a codeword too large for the memory is a shape the input
             // asked for.
-            Self::Shape(_) | Self::Split(_) | Self::WitnessSizes { .. } | Self::Rows(_) => true,
+            Self::Shape(_)
+            | Self::Split(_)
+            | Self::WitnessSizes { .. }
+            | Self::Rows(_)
+            | Self::Arguments(_) => true,
             Self::Read(e) => matches!(e.kind(), io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput),
             Self::Share(ShareError::Encode(_)) => true,
             Self::Share(ShareError::Commit(e)) => matches!(

@@ -6,6 +6,7 @@ mod args;
 mod broadcast;
 mod output;
 mod report;
+mod same_command;
 
 use std::process::ExitCode;
 
@@ -40,10 +41,10 @@ fn main() -> ExitCode {
     };
     let world = universe.world();
     let rank = world.rank();
-    let done = match &cli.command {
+    let done = same_command::agree_on_command(&world, &cli.command).and_then(|()| match &cli.command {
         Command::Commit(args) => report::commit(&world, args),
         Command::Open(args) => report::open(&world, args),
-    };
+    });
     let code = match done {
         Ok(()) => 0,
         Err(e) => {
