@@ -3,8 +3,11 @@
 # rates, bases and layouts prints the root `ntt commit` prints on one machine, writes the
 # codeword `ntt encode` writes, and `ntt-mpi open` writes the proof bytes `ntt open` writes, for
 # the chunk tree and for row trees (both hashes, caps 0–5); bad rank counts, shapes and witnesses are refused on every rank
-# with exit 2 (3 for an unreadable file); a killed rank stops the job promptly with no file
-# under its final name. NTT_MPI_SEED picks the random cases (default: a fixed seed).
+# with exit 2 (3 for an unreadable file), and so are outputs on inputs, a FIFO witness, malformed
+# NTT_* variables and ranks given different flags; outputs follow `ntt`'s rules (no planted link
+# followed, modes kept, links followed, the widest cap verifies), and a killed or signalled rank
+# stops the job promptly with no file under its final name and no temporary. NTT_MPI_SEED picks
+# the random cases (default: a fixed seed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -271,7 +274,8 @@ signalled() { # label target(mpirun|rank|all) rank signal expected-exit-code-of-
             kill "-$sig" "$job"
             # mpirun resumes its ranks (SIGCONT) a second before it ends them (SIGTERM): keep
             # rank 1 stopped until rank 0 has gone, so that the job is still writing then.
-            while running "${ranks[0]}"; do
+            for _ in $(seq 1 6000); do
+                running "${ranks[0]}" || break
                 kill -STOP "${ranks[1]}" 2>/dev/null || true
                 sleep 0.005
             done
