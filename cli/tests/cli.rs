@@ -69,19 +69,32 @@ fn commit_stages_sum_to_the_total_and_the_first_touch_is_shared_out() {
     let touch = v["first_touch"].as_array().expect("first_touch");
     let bytes: u64 = touch.iter().map(|w| w["bytes"].as_u64().unwrap_or(0)).sum();
     assert_eq!(bytes, 8 << 19, "every byte of the fresh codeword, once");
-    // Read as every NTT_* variable is: trimmed, so ` populate ` is `populate`, not the default.
-    let out = ntt_with(&args, &[("NTT_FIRST_TOUCH", " populate ")], None);
+    // Unset, the same (`populate` is the default), and the pages it asked for are reported.
+    let out = ntt(&args);
     assert!(out.status.success(), "{}", stderr(&out));
-    let spaced = json(&out)["first_touch"].as_array().expect("first_touch").clone();
-    let spaced_bytes: u64 = spaced.iter().map(|w| w["bytes"].as_u64().unwrap_or(0)).sum();
-    assert_eq!(spaced_bytes, 8 << 19, "{spaced:?}");
+    let v = json(&out);
+    let default_bytes: u64 = v["first_touch"]
+        .as_array()
+        .expect("first_touch")
+        .iter()
+        .map(|w| w["bytes"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(default_bytes, 8 << 19, "{v}");
+    let pages = &v["pages"];
+    assert_eq!(pages["policy"], "auto", "{pages}");
+    let asked = ["huge_bytes", "small_bytes", "present_bytes"]
+        .iter()
+        .map(|k| pages[k].as_u64().expect("a byte count"))
+        .sum::<u64>();
+    assert_eq!(asked, 8 << 19, "{pages}");
     assert!(
         touch
             .iter()
             .all(|w| w["worker"].as_u64().is_some_and(|i| i < 2) && w["ms"].as_f64().is_some())
     );
-    // Left to the passes (the default): each worker's page faults over the encode, no bytes.
-    let out = ntt(&args);
+    // Left to the passes, read as every NTT_* variable is (trimmed, so ` passes ` is `passes`):
+    // each worker's page faults over the encode, no bytes.
+    let out = ntt_with(&args, &[("NTT_FIRST_TOUCH", " passes ")], None);
     assert!(out.status.success(), "{}", stderr(&out));
     let v = json(&out);
     let touch = v["first_touch"].as_array().expect("first_touch");
@@ -459,7 +472,9 @@ fn plan_explains_itself_in_text_and_json() {
     // The short form the other commands print, in both outputs, and the same in both.
     let summary = v["summary"].as_str().expect("a summary string");
     assert!(
-        summary.contains("sweep(s): transpose gather[") && summary.contains("| sink 2^"),
+        summary.contains("sweep(s): transpose")
+            && summary.contains(" gather[")
+            && summary.contains("| sink 2^"),
         "{summary}"
     );
     // Each sweep's traffic: the transpose reads and writes the 128 MiB message.

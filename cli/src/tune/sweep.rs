@@ -122,7 +122,8 @@ pub(crate) fn candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
             },
         });
     }
-    if current.layout == Some(ntt_pcs::MessageLayout::Lanes) {
+    // The transpose choice matters where a gathered pass would read a lane-major message.
+    if current.layout == Some(ntt_pcs::MessageLayout::Lanes) && !current.gathered.is_empty() {
         let transpose = !current.transpose_first;
         out.push(Candidate {
             label: format!("transpose-first={transpose}"),
@@ -158,6 +159,7 @@ pub(crate) fn same_work(a: &Plan, b: &Plan) -> bool {
         && a.workers == b.workers
         && a.backend == b.backend
         && a.transpose_first == b.transpose_first
+        && a.transpose_stream == b.transpose_stream
         && a.gathered == b.gathered
         && a.deep == b.deep
         && a.replicate_only == b.replicate_only
