@@ -22,7 +22,8 @@ a 2 MiB L2 per worker:
 
   2 sweep(s)         passes over the codeword buffer, each reading and writing all of it
   transpose          a lane-major message is first transposed into the buffer's first
-                     rows (runs of a page per lane), where the passes read it in place
+                     rows (runs of a page per lane), where the passes read it in place;
+                     `transpose,stream`: with non-temporal stores (a message past the cache)
   gather[a..b 2^gr×k]
                      a gathered pass: layers a to b (b excluded) on groups of 2^g rows
                      taken 2^(L-b) rows apart (L = log2 codeword rows), k adjacent

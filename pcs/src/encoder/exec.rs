@@ -201,6 +201,7 @@ impl Run<'_> {
         let n = self.lanes();
         let log_chunk = transpose_chunk_log_rows(n, self.msg_log_rows());
         let chunk_rows = 1usize << log_chunk;
+        let stream = self.plan.transpose_stream;
         run_range(pool, 1 << (self.msg_log_rows() - log_chunk), 1, |range, ctx| {
             ctx.with_scratch(chunk_rows * n, |rows| {
                 for chunk in range {
@@ -209,12 +210,9 @@ impl Run<'_> {
                     unsafe { self.read_message_rows(first_row, rows) };
                     // SAFETY: each chunk's rows of replica 0 belong to this task alone, and no
                     // pass runs until the transpose has finished.
-                    unsafe {
-                        self.dst
-                            .write_with(self.backend, first_row * n, rows, self.plan.stream)
-                    };
+                    unsafe { self.dst.write_with(self.backend, first_row * n, rows, stream) };
                 }
-                if self.plan.stream {
+                if stream {
                     self.backend.stream_fence();
                 }
             })

@@ -130,11 +130,16 @@ impl fmt::Display for Plan {
                 super::transpose_chunk_log_rows(self.shape.lanes(), self.shape.log_message_rows());
             writeln!(
                 f,
-                "  pass 0 transpose: the lane-major message into replica 0 of the buffer, row-major, {} chunks of 2^{} rows ({} each; each lane read in runs of {}); the passes then read it in place",
+                "  pass 0 transpose: the lane-major message into replica 0 of the buffer, row-major, {} chunks of 2^{} rows ({} each; each lane read in runs of {}; {} stores); the passes then read it in place",
                 1usize << (self.shape.log_message_rows() - log_chunk),
                 log_chunk,
                 bytes((self.shape.lanes() << log_chunk) * 8),
                 bytes(8 << log_chunk),
+                if self.transpose_stream {
+                    "streaming"
+                } else {
+                    "cached"
+                },
             )?;
         }
         let mut pass = 1;
@@ -305,7 +310,14 @@ impl Plan {
     pub fn summary(&self) -> String {
         let mut parts = Vec::new();
         if self.transpose_first {
-            parts.push("transpose".to_owned());
+            parts.push(
+                if self.transpose_stream {
+                    "transpose,stream"
+                } else {
+                    "transpose"
+                }
+                .to_owned(),
+            );
         }
         for g in &self.gathered {
             parts.push(format!(

@@ -240,6 +240,10 @@ pub struct Plan {
     /// runs as long as a page of each lane, and the passes then run as for a message in place.
     #[serde(default)]
     pub transpose_first: bool,
+    /// The transpose writes the message's rows with non-temporal stores: a message much larger
+    /// than the last-level cache is read back from memory by the first pass anyway.
+    #[serde(default)]
+    pub transpose_stream: bool,
     /// The gathered passes, in order, before the deep pass.
     pub gathered: Vec<GatheredPass>,
     /// Every layer is a copy (r = log_rows): the codeword is the message row replicated.
@@ -311,10 +315,12 @@ pub fn plan_for(
     if !transpose::transposes_first(&plan, config) {
         return plan;
     }
+    let passes = plan_passes(shape, None, workers, budgets, backend, config);
     Plan {
         layout,
         transpose_first: true,
-        ..plan_passes(shape, None, workers, budgets, backend, config)
+        transpose_stream: transpose::streams(shape.message_words() * 8, passes.llc_bytes, config),
+        ..passes
     }
 }
 
@@ -383,6 +389,7 @@ fn plan_passes(
         llc_bytes: units.llc_bytes,
         deep_start: placement.deep_start,
         transpose_first: false,
+        transpose_stream: false,
         gathered,
         replicate_only: start == log_d,
         deep,
