@@ -50,6 +50,17 @@ impl Row {
     }
 }
 
+/// Whether one shape's measurements fit in the memory available: the message, the warm encode
+/// buffer, the reused commit's codeword and one fresh codeword at a time (a commit's or an
+/// encode's), each a whole codeword.
+///
+/// # Errors
+/// The shape needs more than the memory available (both sizes named).
+pub(crate) fn fits(shape: BenchShape) -> Result<(), ntt_pcs::ShapeError> {
+    let needed = shape.witness_bytes() + 3 * shape.codeword_bytes();
+    ntt_pcs::memory::ensure_available("one shape's bench buffers", needed as u64)
+}
+
 /// The fresh-buffer and the reused-buffer rows of one shape at one worker count.
 pub(crate) fn measure(engine: &Ours, shape: BenchShape, rounds: usize, limits: Option<&Limits>) -> [Row; 2] {
     let message = seeded_words(shape.witness_words(), WITNESS_SEED);
