@@ -69,6 +69,10 @@ pub(crate) fn print_limits(l: &Limits) {
         l.copy.one, l.copy.all, l.workers
     );
     println!(
+        "  memory write  {:>7.2} GiB/s (1 thread)  {:>7.2} GiB/s ({} threads)   [fill, bytes written]",
+        l.write.one, l.write.all, l.workers
+    );
+    println!(
         "  first touch   {:>7.2} GiB/s (1 thread)  {:>7.2} GiB/s ({} threads)   [fresh allocation, page faults]",
         l.first_touch.one, l.first_touch.all, l.workers
     );
