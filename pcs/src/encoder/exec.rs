@@ -354,142 +354,164 @@ impl Run<'_> {
         })
     }
 
+    /// The deep pass, in the plan's schedule for the pool, or for the calling thread alone
+    /// when the encode runs there (too small to hand off).
     fn deep(&self, pool: &ThreadPool, deep: &DeepPass) -> Result<(), RunError> {
-        let n = self.lanes();
-        let task_log_rows = deep.log_sub_rows + deep.log_subs_per_task;
-        let task_words = n << task_log_rows;
-        let inner_words = if deep.inner_log_group_rows > 0 {
-            n << (deep.inner_log_group_rows + deep.inner_log_residues)
-        } else {
-            0
-        };
-        let in_place = |ctx: &TaskContext<'_>, t: usize| {
-            // SAFETY: the task's rows are initialised (written by the previous pass, or the
-            // in-place message) and belong to this task alone.
-            let rows = unsafe { self.dst.slice_mut(t * task_words, task_words) };
-            ctx.with_scratch(inner_words, |inner| {
-                self.deep_task(deep, rows, t << task_log_rows, inner)
-            });
-        };
-        // The plan's schedule for the pool, or for the calling thread alone when the encode
-        // runs there (too small to hand off).
         let schedule = if pool.workers_here() == 1 {
             deep.inline_schedule
         } else {
             deep.schedule
         };
-        let read = match schedule {
-            DeepSchedule::BufferLoop => {
-                return run_range(pool, deep.tasks, 1, |range, ctx| {
-                    range.for_each(|t| in_place(ctx, t))
-                });
-            }
-            DeepSchedule::Split { pieces } => return self.deep_split(pool, deep, pieces),
-            DeepSchedule::MessageLoop { read } | DeepSchedule::ReadersThenReplica0 { read } => read,
-            DeepSchedule::FirstStepGraph => MessageRead::ByFirstStep,
-            DeepSchedule::TaskGraph => MessageRead::IntoScratch,
-        };
-        // The deep pass reads the message: a task lies inside one replica and reads the rows at
-        // its offset in replica 0. With the message in place, a replica-0 task runs in place
-        // after every task that reads its rows.
-        let msg_mask = (1usize << self.msg_log_rows()) - 1;
-        let from_message = |ctx: &TaskContext<'_>, t: usize| {
-            let first_row = t << task_log_rows;
-            if read == MessageRead::ByFirstStep {
-                if let Message::Lanes(_) = self.msg {
-                    // A lane-major message is gathered into scratch as rows first; the first
-                    // steps then read the scratch rows and write the codeword rows.
-                    ctx.with_scratch(task_words, |rows| {
-                        // SAFETY: a separate message, which no task writes.
-                        unsafe { self.read_message_rows(first_row & msg_mask, rows) };
-                        let sub_words = n << deep.log_sub_rows;
-                        // SAFETY: `rows` holds the task's rows, sub-block j at j·sub_words;
-                        // the task's codeword rows are its own.
-                        unsafe { self.first_steps(deep, first_row, |j, _| rows[j * sub_words..].as_ptr()) };
-                    });
-                } else {
-                    // SAFETY: replica 0's rows at this offset are written only by the replica-0
-                    // task, which waits for this one; the task's rows are its own.
-                    unsafe { self.first_steps_from_message(deep, first_row) };
-                }
-                self.deep_task_after_first_steps(deep, first_row);
-                return;
-            }
-            ctx.with_scratch(task_words + inner_words, |scratch| {
-                let (rows, inner) = scratch.split_at_mut(task_words);
-                // SAFETY: replica 0's rows at this offset are written only by the replica-0
-                // task, which waits for this one.
-                unsafe { self.read_message_rows(first_row & msg_mask, rows) };
-                self.deep_task(deep, rows, first_row, inner);
-                // SAFETY: the task's rows belong to this task alone.
-                unsafe {
-                    self.dst
-                        .write_with(self.backend, first_row * n, rows, self.plan.stream)
-                };
-                if self.plan.stream {
-                    self.backend.stream_fence();
-                }
-            });
-        };
-        let tasks_per_replica = deep.tasks >> self.plan.shape.log_inv_rate();
         match schedule {
-            DeepSchedule::MessageLoop { .. } => {
+            DeepSchedule::BufferLoop => run_range(pool, deep.tasks, 1, |range, ctx| {
+                range.for_each(|t| self.deep_in_place(ctx, deep, t))
+            }),
+            DeepSchedule::Split { pieces } => self.deep_split(pool, deep, pieces),
+            DeepSchedule::MessageLoop { read } => {
                 assert!(
                     !matches!(self.msg, Message::InPlace),
                     "the plan's schedule is for a separate message"
                 );
                 // A separate message: no task writes what another reads, so no edges.
                 run_range(pool, deep.tasks, 1, |range, ctx| {
-                    range.for_each(|t| from_message(ctx, t))
+                    range.for_each(|t| self.deep_from_message(ctx, deep, read, t))
                 })
             }
-            DeepSchedule::ReadersThenReplica0 { .. } => {
-                // Every reader first, then replica 0 in place. The split loops keep both phases
-                // balanced, and no graph (a node and an edge per task) is built.
-                run_range(pool, deep.tasks - tasks_per_replica, 1, |range, ctx| {
-                    range.for_each(|i| from_message(ctx, tasks_per_replica + i))
-                })?;
-                run_range(pool, tasks_per_replica, 1, |range, ctx| {
-                    range.for_each(|t| in_place(ctx, t))
-                })
-            }
-            DeepSchedule::FirstStepGraph => {
-                // A replica-0 task overwrites message rows only its readers' first steps read: it
-                // waits for those steps, not for the whole of its readers.
-                let in_place = &in_place;
-                pool.try_run(|g| {
-                    let replica0: Vec<_> = (0..tasks_per_replica)
-                        .map(|t| g.add(move |ctx| in_place(ctx, t)))
-                        .collect();
-                    for t in tasks_per_replica..deep.tasks {
-                        let first_row = t << task_log_rows;
-                        // SAFETY: replica 0's rows at this offset are written only by the
-                        // replica-0 task, which waits for this step; the task's rows are its own.
-                        let first = g.add(move |_| unsafe { self.first_steps_from_message(deep, first_row) });
-                        let rest = g.add(move |_| self.deep_task_after_first_steps(deep, first_row));
-                        g.depend(first, rest);
-                        g.depend(first, replica0[t % tasks_per_replica]);
-                    }
-                })
-            }
-            _ => {
-                let (in_place, from_message) = (&in_place, &from_message);
-                pool.try_run(|g| {
-                    let ids: Vec<_> = (0..deep.tasks)
-                        .map(|t| {
-                            if t < tasks_per_replica {
-                                g.add(move |ctx| in_place(ctx, t))
-                            } else {
-                                g.add(move |ctx| from_message(ctx, t))
-                            }
-                        })
-                        .collect();
-                    for (t, &reader) in ids.iter().enumerate().skip(tasks_per_replica) {
-                        g.depend(reader, ids[t % tasks_per_replica]);
-                    }
-                })
-            }
+            DeepSchedule::ReadersThenReplica0 { read } => self.deep_readers_then_replica0(pool, deep, read),
+            DeepSchedule::FirstStepGraph => self.deep_first_step_graph(pool, deep),
+            DeepSchedule::TaskGraph => self.deep_task_graph(pool, deep),
         }
+    }
+
+    /// A deep task's rows (log2), their words, and the words of its inner scratch.
+    fn deep_task_words(&self, deep: &DeepPass) -> (u32, usize, usize) {
+        let n = self.lanes();
+        let task_log_rows = deep.log_sub_rows + deep.log_subs_per_task;
+        let inner_words = if deep.inner_log_group_rows > 0 {
+            n << (deep.inner_log_group_rows + deep.inner_log_residues)
+        } else {
+            0
+        };
+        (task_log_rows, n << task_log_rows, inner_words)
+    }
+
+    /// Deep task `t`, in place on its rows of the buffer.
+    fn deep_in_place(&self, ctx: &TaskContext<'_>, deep: &DeepPass, t: usize) {
+        let (task_log_rows, task_words, inner_words) = self.deep_task_words(deep);
+        // SAFETY: the task's rows are initialised (written by the previous pass, or the
+        // in-place message) and belong to this task alone.
+        let rows = unsafe { self.dst.slice_mut(t * task_words, task_words) };
+        ctx.with_scratch(inner_words, |inner| {
+            self.deep_task(deep, rows, t << task_log_rows, inner)
+        });
+    }
+
+    /// Deep task `t`, reading the message: a task lies inside one replica and reads the rows at
+    /// its offset in replica 0. With the message in place, a replica-0 task runs in place after
+    /// every task that reads its rows.
+    fn deep_from_message(&self, ctx: &TaskContext<'_>, deep: &DeepPass, read: MessageRead, t: usize) {
+        let n = self.lanes();
+        let (task_log_rows, task_words, inner_words) = self.deep_task_words(deep);
+        let msg_mask = (1usize << self.msg_log_rows()) - 1;
+        let first_row = t << task_log_rows;
+        if read == MessageRead::ByFirstStep {
+            if let Message::Lanes(_) = self.msg {
+                // A lane-major message is gathered into scratch as rows first; the first
+                // steps then read the scratch rows and write the codeword rows.
+                ctx.with_scratch(task_words, |rows| {
+                    // SAFETY: a separate message, which no task writes.
+                    unsafe { self.read_message_rows(first_row & msg_mask, rows) };
+                    let sub_words = n << deep.log_sub_rows;
+                    // SAFETY: `rows` holds the task's rows, sub-block j at j·sub_words;
+                    // the task's codeword rows are its own.
+                    unsafe { self.first_steps(deep, first_row, |j, _| rows[j * sub_words..].as_ptr()) };
+                });
+            } else {
+                // SAFETY: replica 0's rows at this offset are written only by the replica-0
+                // task, which waits for this one; the task's rows are its own.
+                unsafe { self.first_steps_from_message(deep, first_row) };
+            }
+            self.deep_task_after_first_steps(deep, first_row);
+            return;
+        }
+        ctx.with_scratch(task_words + inner_words, |scratch| {
+            let (rows, inner) = scratch.split_at_mut(task_words);
+            // SAFETY: replica 0's rows at this offset are written only by the replica-0
+            // task, which waits for this one.
+            unsafe { self.read_message_rows(first_row & msg_mask, rows) };
+            self.deep_task(deep, rows, first_row, inner);
+            // SAFETY: the task's rows belong to this task alone.
+            unsafe {
+                self.dst
+                    .write_with(self.backend, first_row * n, rows, self.plan.stream)
+            };
+            if self.plan.stream {
+                self.backend.stream_fence();
+            }
+        });
+    }
+
+    /// The deep tasks of one replica.
+    fn deep_tasks_per_replica(&self, deep: &DeepPass) -> usize {
+        deep.tasks >> self.plan.shape.log_inv_rate()
+    }
+
+    /// Every reader first, then replica 0 in place. The split loops keep both phases balanced,
+    /// and no graph (a node and an edge per task) is built.
+    fn deep_readers_then_replica0(
+        &self,
+        pool: &ThreadPool,
+        deep: &DeepPass,
+        read: MessageRead,
+    ) -> Result<(), RunError> {
+        let tasks_per_replica = self.deep_tasks_per_replica(deep);
+        run_range(pool, deep.tasks - tasks_per_replica, 1, |range, ctx| {
+            range.for_each(|i| self.deep_from_message(ctx, deep, read, tasks_per_replica + i))
+        })?;
+        run_range(pool, tasks_per_replica, 1, |range, ctx| {
+            range.for_each(|t| self.deep_in_place(ctx, deep, t))
+        })
+    }
+
+    /// A replica-0 task overwrites message rows only its readers' first steps read: it waits
+    /// for those steps, not for the whole of its readers.
+    fn deep_first_step_graph(&self, pool: &ThreadPool, deep: &DeepPass) -> Result<(), RunError> {
+        let tasks_per_replica = self.deep_tasks_per_replica(deep);
+        let (task_log_rows, _, _) = self.deep_task_words(deep);
+        pool.try_run(|g| {
+            let replica0: Vec<_> = (0..tasks_per_replica)
+                .map(|t| g.add(move |ctx| self.deep_in_place(ctx, deep, t)))
+                .collect();
+            for t in tasks_per_replica..deep.tasks {
+                let first_row = t << task_log_rows;
+                // SAFETY: replica 0's rows at this offset are written only by the
+                // replica-0 task, which waits for this step; the task's rows are its own.
+                let first = g.add(move |_| unsafe { self.first_steps_from_message(deep, first_row) });
+                let rest = g.add(move |_| self.deep_task_after_first_steps(deep, first_row));
+                g.depend(first, rest);
+                g.depend(first, replica0[t % tasks_per_replica]);
+            }
+        })
+    }
+
+    /// A graph where a replica-0 task waits for the whole of every task that reads its rows
+    /// (each reader copies its rows into scratch).
+    fn deep_task_graph(&self, pool: &ThreadPool, deep: &DeepPass) -> Result<(), RunError> {
+        let tasks_per_replica = self.deep_tasks_per_replica(deep);
+        pool.try_run(|g| {
+            let ids: Vec<_> = (0..deep.tasks)
+                .map(|t| {
+                    if t < tasks_per_replica {
+                        g.add(move |ctx| self.deep_in_place(ctx, deep, t))
+                    } else {
+                        g.add(move |ctx| self.deep_from_message(ctx, deep, MessageRead::IntoScratch, t))
+                    }
+                })
+                .collect();
+            for (t, &reader) in ids.iter().enumerate().skip(tasks_per_replica) {
+                g.depend(reader, ids[t % tasks_per_replica]);
+            }
+        })
     }
 
     /// Runs the deep layers on one task's rows (`rows` starts at codeword row `first_row`) and
