@@ -234,16 +234,10 @@ impl Run<'_> {
         })
     }
 
+    /// A gathered pass: each group of rows is gathered, transformed through the pass's layers
+    /// and scattered back, from the message (in every block) or from the previous pass's rows.
     fn gathered(&self, pool: &ThreadPool, pass: &GatheredPass) -> Result<(), RunError> {
-        let n = self.lanes();
-        let log_d = self.log_rows();
-        let (first, end) = (pass.first_layer, pass.end_layer());
-        let width = n << pass.log_residues;
-        let group_words = width << pass.log_group_rows;
-        let step = 1usize << pass.log_step;
-        let log_block_rows = log_d - first;
-        let blocks = 1usize << first;
-        let groups_per_block = step >> pass.log_residues;
+        let group_words = (self.lanes() << pass.log_residues) << pass.log_group_rows;
         let from_message = pass.source.is_message();
         // A lane-major group is transposed into its own scratch first (the source of every
         // block's transform), the others are read straight from their rows: the plan says which.
@@ -258,93 +252,16 @@ impl Run<'_> {
         } else {
             group_words
         };
-        let stream = self.plan.stream;
         let kit = self.kit(&pass.radix8.forward);
-        let span = LayerSpan {
-            width,
-            first,
-            end,
-            log_rows: log_d,
-            block: 0,
-        };
         run_range(pool, pass.groups, 1, |range, ctx| {
             ctx.with_scratch(scratch_words, |scratch| {
                 let (gathered, work) = scratch.split_at_mut(if lanes_message { group_words } else { 0 });
                 let work = work.as_mut_ptr();
                 for group in range {
                     if from_message {
-                        // One residue group of the message, transformed in every block (each
-                        // block is a replica of the message), block 0 last: with an in-place
-                        // message, block 0 holds the rows this task still reads.
-                        let residue = group << pass.log_residues;
-                        let source = match self.msg {
-                            Message::Rows(m) => (m.as_ptr().wrapping_add(residue * n), step * n),
-                            Message::InPlace => (self.dst.ptr_at(residue * n).cast_const(), step * n),
-                            Message::Lanes(m) => {
-                                let msg_rows = 1 << self.msg_log_rows();
-                                for (i, row) in gathered.chunks_exact_mut(width).enumerate() {
-                                    let next = residue + (i + 1) * step;
-                                    prefetch_lane_rows(self.backend, m, n, msg_rows, next, width / n);
-                                    // SAFETY: a separate lane-major message: no task writes it.
-                                    unsafe { self.read_message_rows(residue + i * step, row) };
-                                }
-                                (gathered.as_ptr(), width)
-                            }
-                        };
-                        // Column tiles: the lanes of a group are independent, so a tile of the
-                        // source is read once and transformed for every block while in cache.
-                        let tile = pass.tile_columns;
-                        for column in (0..width).step_by(tile) {
-                            for block in (0..blocks).rev() {
-                                let at = ((block << log_block_rows) + residue) * n + column;
-                                // SAFETY: the source rows are the message's (read-only here; with
-                                // an in-place message replica 0's rows of this group, written only
-                                // by this task, as block 0, last for each tile) or this task's
-                                // scratch; the group's rows in this block belong to this task;
-                                // `work` is this task's.
-                                unsafe {
-                                    forward_group(
-                                        kit,
-                                        Strided {
-                                            at: source.0.wrapping_add(column),
-                                            stride: source.1,
-                                        },
-                                        Strided {
-                                            at: self.dst.ptr_at(at),
-                                            stride: step * n,
-                                        },
-                                        work,
-                                        LayerSpan {
-                                            width: tile.min(width - column),
-                                            ..span.at_block(block as u64)
-                                        },
-                                        stream,
-                                    )
-                                };
-                            }
-                        }
+                        self.gathered_message_group(pass, kit, gathered, work, group);
                     } else {
-                        let block = group / groups_per_block;
-                        let residue = (group % groups_per_block) << pass.log_residues;
-                        let rows = self.dst.ptr_at(((block << log_block_rows) + residue) * n);
-                        // SAFETY: written by the previous pass; this group's rows belong to this
-                        // task alone during this pass; `work` is this task's scratch.
-                        unsafe {
-                            forward_group(
-                                kit,
-                                Strided {
-                                    at: rows.cast_const(),
-                                    stride: step * n,
-                                },
-                                Strided {
-                                    at: rows,
-                                    stride: step * n,
-                                },
-                                work,
-                                span.at_block(block as u64),
-                                stream,
-                            )
-                        };
+                        self.gathered_buffer_group(pass, kit, work, group);
                     }
                 }
                 if self.plan.stream {
@@ -352,6 +269,112 @@ impl Run<'_> {
                 }
             })
         })
+    }
+
+    /// The layers of a gathered pass on every block, as the pass's first layer starts them.
+    fn gathered_span(&self, pass: &GatheredPass) -> LayerSpan {
+        LayerSpan {
+            width: self.lanes() << pass.log_residues,
+            first: pass.first_layer,
+            end: pass.end_layer(),
+            log_rows: self.log_rows(),
+            block: 0,
+        }
+    }
+
+    /// One residue group of the message, transformed in every block (each block is a replica
+    /// of the message), block 0 last: with an in-place message, block 0 holds the rows this
+    /// task still reads. `gathered` is this task's scratch for a lane-major group, `work` its
+    /// work scratch.
+    fn gathered_message_group(
+        &self,
+        pass: &GatheredPass,
+        kit: Kit<'_>,
+        gathered: &mut [u64],
+        work: *mut u64,
+        group: usize,
+    ) {
+        let n = self.lanes();
+        let span = self.gathered_span(pass);
+        let width = span.width;
+        let step = 1usize << pass.log_step;
+        let log_block_rows = self.log_rows() - pass.first_layer;
+        let residue = group << pass.log_residues;
+        let source = match self.msg {
+            Message::Rows(m) => (m.as_ptr().wrapping_add(residue * n), step * n),
+            Message::InPlace => (self.dst.ptr_at(residue * n).cast_const(), step * n),
+            Message::Lanes(m) => {
+                let msg_rows = 1 << self.msg_log_rows();
+                for (i, row) in gathered.chunks_exact_mut(width).enumerate() {
+                    let next = residue + (i + 1) * step;
+                    prefetch_lane_rows(self.backend, m, n, msg_rows, next, width / n);
+                    // SAFETY: a separate lane-major message: no task writes it.
+                    unsafe { self.read_message_rows(residue + i * step, row) };
+                }
+                (gathered.as_ptr(), width)
+            }
+        };
+        // Column tiles: the lanes of a group are independent, so a tile of the source is read
+        // once and transformed for every block while in cache.
+        let tile = pass.tile_columns;
+        for column in (0..width).step_by(tile) {
+            for block in (0..1usize << pass.first_layer).rev() {
+                let at = ((block << log_block_rows) + residue) * n + column;
+                // SAFETY: the source rows are the message's (read-only here; with an in-place
+                // message replica 0's rows of this group, written only by this task, as block
+                // 0, last for each tile) or this task's scratch; the group's rows in this block
+                // belong to this task; `work` is this task's.
+                unsafe {
+                    forward_group(
+                        kit,
+                        Strided {
+                            at: source.0.wrapping_add(column),
+                            stride: source.1,
+                        },
+                        Strided {
+                            at: self.dst.ptr_at(at),
+                            stride: step * n,
+                        },
+                        work,
+                        LayerSpan {
+                            width: tile.min(width - column),
+                            ..span.at_block(block as u64)
+                        },
+                        self.plan.stream,
+                    )
+                };
+            }
+        }
+    }
+
+    /// One group of the rows the previous pass wrote, transformed in place; `work` is this
+    /// task's work scratch.
+    fn gathered_buffer_group(&self, pass: &GatheredPass, kit: Kit<'_>, work: *mut u64, group: usize) {
+        let n = self.lanes();
+        let step = 1usize << pass.log_step;
+        let log_block_rows = self.log_rows() - pass.first_layer;
+        let groups_per_block = step >> pass.log_residues;
+        let block = group / groups_per_block;
+        let residue = (group % groups_per_block) << pass.log_residues;
+        let rows = self.dst.ptr_at(((block << log_block_rows) + residue) * n);
+        // SAFETY: written by the previous pass; this group's rows belong to this task alone
+        // during this pass; `work` is this task's scratch.
+        unsafe {
+            forward_group(
+                kit,
+                Strided {
+                    at: rows.cast_const(),
+                    stride: step * n,
+                },
+                Strided {
+                    at: rows,
+                    stride: step * n,
+                },
+                work,
+                self.gathered_span(pass).at_block(block as u64),
+                self.plan.stream,
+            )
+        };
     }
 
     /// The deep pass, in the plan's schedule for the pool, or for the calling thread alone
