@@ -1,7 +1,7 @@
 //! The prover's entry point: encode a witness and commit to the codeword in one pass.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
@@ -13,12 +13,65 @@ use crate::encoder::{EncodeError, Encoder};
 use crate::shape::{CommitParams, Expansion, Shape, ShapeError, memory};
 use crate::sink::RowSink;
 use crate::touch;
-use ntt_verify::{Commitment, TreeKind};
+use ntt_runtime::ThreadPool;
+use ntt_verify::row_hash::Digest;
+use ntt_verify::{Commitment, Scheme, TreeKind};
 
 /// The sink of one commit: the chunk tree's streaming hasher or the row tree's.
 enum Sink {
     Chunks(StreamingHasher),
     Rows(RowTreeHasher),
+}
+
+impl Sink {
+    /// The sink of `scheme`'s tree over `shape`'s codeword, taking blocks of
+    /// 2^`log_block_rows` rows; a chunk tree keeps its nodes from `stored_level` up.
+    fn new(
+        scheme: Scheme,
+        shape: Shape,
+        log_block_rows: u32,
+        stored_level: u32,
+    ) -> Result<Self, CommitError> {
+        Ok(match scheme.tree() {
+            TreeKind::Chunks => Sink::Chunks(StreamingHasher::with_piece_level(
+                shape.codeword(),
+                log_block_rows,
+                stored_level,
+            )?),
+            TreeKind::Rows => Sink::Rows(RowTreeHasher::new(scheme, shape.codeword(), log_block_rows)?),
+        })
+    }
+
+    /// The sink as the encoder takes it.
+    fn as_row_sink(&self) -> &dyn RowSink {
+        match self {
+            Sink::Chunks(h) => h,
+            Sink::Rows(h) => h,
+        }
+    }
+
+    /// The finished tree: the time its hashing kept workers busy, its cap and the prover's
+    /// tree. A row tree's levels above the blocks run on the whole `pool`.
+    fn finish(
+        self,
+        pool: &ThreadPool,
+        stored_level: u32,
+    ) -> Result<(Duration, Vec<Digest>, ProverTree), CommitError> {
+        let _span = tracing::debug_span!("merge").entered();
+        match self {
+            Sink::Chunks(hasher) => {
+                let busy = hasher.busy_time();
+                let (root, tree) = hasher.into_tree(stored_level)?;
+                Ok((busy, vec![root], ProverTree::Chunks(tree)))
+            }
+            Sink::Rows(hasher) => {
+                let (busy, upper) = (hasher.busy_time(), Instant::now());
+                let (cap, tree) = hasher.finish(Some(pool))?;
+                let workers = pool.num_workers().max(1) as u32;
+                Ok((busy + upper.elapsed() * workers, cap, ProverTree::Rows(tree)))
+            }
+        }
+    }
 }
 
 /// Why a commit could not be made.
@@ -252,18 +305,7 @@ impl Committer {
         let words = shape.codeword_words();
         ensure_memory(shape, scheme.tree(), buffer.capacity() < words)?;
         let plan = self.encoder.plan(shape, layout);
-        let sink = match scheme.tree() {
-            TreeKind::Chunks => Sink::Chunks(StreamingHasher::with_piece_level(
-                shape.codeword(),
-                plan.sink_block_log_rows(),
-                self.stored_level,
-            )?),
-            TreeKind::Rows => Sink::Rows(RowTreeHasher::new(
-                scheme,
-                shape.codeword(),
-                plan.sink_block_log_rows(),
-            )?),
-        };
+        let sink = Sink::new(scheme, shape, plan.sink_block_log_rows(), self.stored_level)?;
 
         let allocating = Instant::now();
         let first_touch = {
@@ -285,12 +327,8 @@ impl Committer {
             let _span =
                 tracing::debug_span!("encode", log_rows = shape.log_rows(), fused_hash = true).entered();
             let codeword = &mut buffer.spare_capacity_mut()[..words];
-            let hasher: &dyn RowSink = match &sink {
-                Sink::Chunks(h) => h,
-                Sink::Rows(h) => h,
-            };
             self.encoder
-                .encode_faulted_in(witness, codeword, params, Some(hasher))?;
+                .encode_faulted_in(witness, codeword, params, Some(sink.as_row_sink()))?;
         }
         // SAFETY: `Encoder::encode` returned `Ok`, so it wrote every one of the first `words`
         // words of the spare capacity, which `reserve_codeword` made at least `words` long.
@@ -303,23 +341,7 @@ impl Committer {
             None => first_touch.map(|t| t.workers),
         };
 
-        let (busy, cap, tree) = {
-            let _span = tracing::debug_span!("merge").entered();
-            match sink {
-                Sink::Chunks(hasher) => {
-                    let busy = hasher.busy_time();
-                    let (root, tree) = hasher.into_tree(self.stored_level)?;
-                    (busy, vec![root], ProverTree::Chunks(tree))
-                }
-                Sink::Rows(hasher) => {
-                    // The levels above the blocks run on the whole pool after the encode.
-                    let (busy, upper) = (hasher.busy_time(), Instant::now());
-                    let (cap, tree) = hasher.finish(Some(self.encoder.pool()))?;
-                    let workers = self.encoder.pool().num_workers().max(1) as u32;
-                    (busy + upper.elapsed() * workers, cap, ProverTree::Rows(tree))
-                }
-            }
-        };
+        let (busy, cap, tree) = sink.finish(self.encoder.pool(), self.stored_level)?;
         let commitment = Commitment::with_cap(scheme, cap, shape.codeword())
             .map_err(|e| CommitError::Internal(e.to_string()))?
             .with_basis(self.encoder.domain().basis().name());
