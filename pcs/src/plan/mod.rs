@@ -340,14 +340,8 @@ fn plan_passes(
     let start = shape.log_inv_rate();
     let message = Source::of_message(layout);
     let units = Units::new(n, workers, budgets, config);
-    let codeword_bytes = shape.codeword_words().saturating_mul(8);
 
-    let deep_fit = match placement::deep_budget(log_d - start, codeword_bytes, &units, config) {
-        DeepBudget::L2 => units.log_fit_l2,
-        DeepBudget::L3 => units.log_fit_l3,
-    };
-    let min_deep = placement::min_deep_start(log_d, start, deep_fit, workers);
-    let placement = placement::place_layers(start, log_d, min_deep, units.log_fit_l2, config.gathered_passes);
+    let placement = place(shape, workers, &units, config);
     let first_pass = placement.split.first().map(|&g| (g, log_d - start - g));
     let gate = gate::gate(n, first_pass, &units, config);
     let geometry = Geometry {
@@ -358,21 +352,16 @@ fn plan_passes(
         backend,
     };
     let gathered = gathered::gathered_passes(&geometry, start, &placement.split, &gate, &units, config);
-    let deep_source = if gathered.is_empty() {
-        message
-    } else {
-        Source::Buffer
-    };
     let stream = budget::streaming(config);
-    let context = schedule::Context {
-        lanes: n,
-        log_rows: log_d,
+    let deep = scheduled_deep(
+        &geometry,
+        start,
         layout,
+        placement.deep_start,
+        gathered.is_empty(),
+        &units,
         stream,
-    };
-    let deep = deep::deep_pass((n, log_d, start), placement.deep_start, deep_source, &units)
-        .map(|d| deep::scheduled(d, &context, workers, backend));
-    let sink = deep::sink_plan(deep.as_ref(), log_d, workers);
+    );
 
     Plan {
         shape,
@@ -392,8 +381,44 @@ fn plan_passes(
         transpose_stream: false,
         gathered,
         replicate_only: start == log_d,
+        sink: deep::sink_plan(deep.as_ref(), log_d, workers),
         deep,
-        sink,
         config: config.clone(),
     }
+}
+
+/// The deep pass from layer `deep_start`, scheduled for the geometry's workers: it reads the
+/// message when no gathered pass (`first`) ran before it.
+fn scheduled_deep(
+    geometry: &Geometry,
+    start: u32,
+    layout: Option<MessageLayout>,
+    deep_start: u32,
+    first: bool,
+    units: &Units,
+    stream: bool,
+) -> Option<DeepPass> {
+    let (n, log_d) = (geometry.lanes, geometry.log_rows);
+    let source = if first { geometry.message } else { Source::Buffer };
+    let context = schedule::Context {
+        lanes: n,
+        log_rows: log_d,
+        layout,
+        stream,
+    };
+    deep::deep_pass((n, log_d, start), deep_start, source, units)
+        .map(|d| deep::scheduled(d, &context, geometry.workers, geometry.backend))
+}
+
+/// Where the layers go: the gathered passes' split and the deep pass's first layer, the deep
+/// sub-blocks sized for the cache (L2 or L3) the codeword's size calls for.
+fn place(shape: Shape, workers: usize, units: &Units, config: &PlanConfig) -> placement::Placement {
+    let (log_d, start) = (shape.log_rows(), shape.log_inv_rate());
+    let codeword_bytes = shape.codeword_words().saturating_mul(8);
+    let deep_fit = match placement::deep_budget(log_d - start, codeword_bytes, units, config) {
+        DeepBudget::L2 => units.log_fit_l2,
+        DeepBudget::L3 => units.log_fit_l3,
+    };
+    let min_deep = placement::min_deep_start(log_d, start, deep_fit, workers);
+    placement::place_layers(start, log_d, min_deep, units.log_fit_l2, config.gathered_passes)
 }
