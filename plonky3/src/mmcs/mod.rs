@@ -307,14 +307,44 @@ fn verify_openings<R: AsRef<[Poly64]>>(
     opened: &[Vec<R>],
     proof: &Blake3Proof,
 ) -> Result<(), Blake3MmcsError> {
-    use Blake3MmcsError as E;
     let shapes = shapes(dimensions.iter().copied())?;
     let log_max_rows = shapes
         .iter()
         .map(CodewordShape::log_rows)
         .max()
         .expect("a batch holds a matrix");
-    let max_height = 1usize << log_max_rows;
+    check_claims(dimensions, indices, opened, 1usize << log_max_rows)?;
+    check_proof_sizes(dimensions.len(), indices.is_empty(), proof)?;
+    if indices.is_empty() {
+        return Ok(());
+    }
+    let roots = if dimensions.len() == 1 {
+        vec![*commit.as_ref()]
+    } else if batch_root(&proof.roots) == *commit.as_ref() {
+        proof.roots.clone()
+    } else {
+        return Err(Blake3MmcsError::BatchRootMismatch);
+    };
+    for (matrix, ((shape, opening), root)) in shapes.iter().zip(&proof.openings).zip(roots).enumerate() {
+        let claim = Claim {
+            indices,
+            log_max_rows,
+            opened,
+        };
+        verify_matrix(&claim, matrix, shape, opening, root)?;
+    }
+    Ok(())
+}
+
+/// Checks the claim's size: every index within the tallest matrix (`max_height` rows), one
+/// opened row per index and matrix, each as wide as its matrix.
+fn check_claims<R: AsRef<[Poly64]>>(
+    dimensions: &[Dimensions],
+    indices: &[usize],
+    opened: &[Vec<R>],
+    max_height: usize,
+) -> Result<(), Blake3MmcsError> {
+    use Blake3MmcsError as E;
     if let Some(&index) = indices.iter().find(|&&index| index >= max_height) {
         return Err(E::IndexOutOfRange { index, max_height });
     }
@@ -343,77 +373,88 @@ fn verify_openings<R: AsRef<[Poly64]>>(
             }
         }
     }
-    let expected_openings = if indices.is_empty() { 0 } else { dimensions.len() };
+    Ok(())
+}
+
+/// Checks the proof's size for a batch of `matrices`: an opening per matrix and, for more than
+/// one matrix, a root per matrix (nothing at all when no index is opened).
+fn check_proof_sizes(matrices: usize, no_index: bool, proof: &Blake3Proof) -> Result<(), Blake3MmcsError> {
+    use Blake3MmcsError as E;
+    let expected_openings = if no_index { 0 } else { matrices };
     if proof.openings.len() != expected_openings {
         return Err(E::WrongProofSize {
             expected: expected_openings,
             got: proof.openings.len(),
         });
     }
-    let expected_roots = if indices.is_empty() || dimensions.len() == 1 {
-        0
-    } else {
-        dimensions.len()
-    };
+    let expected_roots = if no_index || matrices == 1 { 0 } else { matrices };
     if proof.roots.len() != expected_roots {
         return Err(E::WrongRootCount {
-            matrices: dimensions.len(),
+            matrices,
             expected: expected_roots,
             got: proof.roots.len(),
         });
     }
-    if indices.is_empty() {
-        return Ok(());
-    }
-    let roots = if dimensions.len() == 1 {
-        vec![*commit.as_ref()]
-    } else if batch_root(&proof.roots) == *commit.as_ref() {
-        proof.roots.clone()
-    } else {
-        return Err(E::BatchRootMismatch);
-    };
+    Ok(())
+}
 
-    for (matrix, ((shape, opening), root)) in shapes.iter().zip(&proof.openings).zip(roots).enumerate() {
-        let rows = reduced_rows(indices, log_max_rows, shape.log_rows());
-        let claimed: Vec<_> = opened.iter().map(|q| as_le_bytes(q[matrix].as_ref())).collect();
-        let distinct: Vec<(u64, &[u8])> = first_of_each(&rows)
-            .into_iter()
-            .map(|(row, q)| (row, &*claimed[q]))
-            .collect();
-        // A checked codeword shape has at least one byte and reduced rows are within it.
-        let chunks = ChunkSet::of_rows(shape.row_bytes(), rows.iter().copied()).expect("rows of the matrix");
-        let tree = TreeShape::new(shape.bytes()).expect("a codeword has at least one byte");
-        let total = chunks
-            .byte_len(&tree)
-            .expect("rows of the matrix lie within its tree");
-        let chunk_bytes = put_back_rows(&opening.rest, total, &chunks, shape.row_bytes(), &distinct).ok_or(
-            E::RestBytes {
-                matrix,
-                expected: total - distinct.len() as u64 * shape.row_bytes(),
-                found: opening.rest.len() as u64,
-            },
-        )?;
-        let engine_opening = Opening::new(
-            shape.log_rows(),
-            shape.lanes() as u64,
-            rows.clone(),
-            chunk_bytes,
-            opening.siblings.clone(),
-        );
-        let rows: Vec<usize> = rows.iter().map(|&row| row as usize).collect();
-        let committed = ntt_verify::verify(&Commitment::new(root, *shape), &rows, &engine_opening)
-            .map_err(|source| E::Opening { matrix, source })?;
-        // The verified rows are the claimed ones put back; only an index opened twice with two
-        // different rows can differ here.
-        for (query, (words, claim)) in committed.iter().zip(opened).enumerate() {
-            let claim = claim[matrix].as_ref();
-            if words
-                .iter()
-                .zip(claim)
-                .any(|(&word, value)| word != value.to_bits())
-            {
-                return Err(E::RowMismatch { query, matrix });
-            }
+/// What the verifier was asked: the indices into the tallest matrix (2^`log_max_rows` rows)
+/// and the rows claimed at them.
+struct Claim<'a, R> {
+    indices: &'a [usize],
+    log_max_rows: u32,
+    opened: &'a [Vec<R>],
+}
+
+/// Checks matrix `matrix` of the batch (its tree's root is `root`): its claimed rows, put back
+/// into the opening's chunks, verify against the root.
+fn verify_matrix<R: AsRef<[Poly64]>>(
+    claim: &Claim<'_, R>,
+    matrix: usize,
+    shape: &CodewordShape,
+    opening: &MatrixOpening,
+    root: [u8; 32],
+) -> Result<(), Blake3MmcsError> {
+    use Blake3MmcsError as E;
+    let opened = claim.opened;
+    let rows = reduced_rows(claim.indices, claim.log_max_rows, shape.log_rows());
+    let claimed: Vec<_> = opened.iter().map(|q| as_le_bytes(q[matrix].as_ref())).collect();
+    let distinct: Vec<(u64, &[u8])> = first_of_each(&rows)
+        .into_iter()
+        .map(|(row, q)| (row, &*claimed[q]))
+        .collect();
+    // A checked codeword shape has at least one byte and reduced rows are within it.
+    let chunks = ChunkSet::of_rows(shape.row_bytes(), rows.iter().copied()).expect("rows of the matrix");
+    let tree = TreeShape::new(shape.bytes()).expect("a codeword has at least one byte");
+    let total = chunks
+        .byte_len(&tree)
+        .expect("rows of the matrix lie within its tree");
+    let chunk_bytes =
+        put_back_rows(&opening.rest, total, &chunks, shape.row_bytes(), &distinct).ok_or(E::RestBytes {
+            matrix,
+            expected: total - distinct.len() as u64 * shape.row_bytes(),
+            found: opening.rest.len() as u64,
+        })?;
+    let engine_opening = Opening::new(
+        shape.log_rows(),
+        shape.lanes() as u64,
+        rows.clone(),
+        chunk_bytes,
+        opening.siblings.clone(),
+    );
+    let rows: Vec<usize> = rows.iter().map(|&row| row as usize).collect();
+    let committed = ntt_verify::verify(&Commitment::new(root, *shape), &rows, &engine_opening)
+        .map_err(|source| E::Opening { matrix, source })?;
+    // The verified rows are the claimed ones put back; only an index opened twice with two
+    // different rows can differ here.
+    for (query, (words, claim)) in committed.iter().zip(opened).enumerate() {
+        let claim = claim[matrix].as_ref();
+        if words
+            .iter()
+            .zip(claim)
+            .any(|(&word, value)| word != value.to_bits())
+        {
+            return Err(E::RowMismatch { query, matrix });
         }
     }
     Ok(())
