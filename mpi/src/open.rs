@@ -58,69 +58,14 @@ fn open_chunks<C: Communicator>(
     let tree = TreeShape::new(shape.codeword_bytes()).expect("a codeword has at least one byte");
     let chunks = ChunkSet::of_rows(8 * shape.lanes() as u64, rows.iter().copied())
         .expect("rows in range end within the codeword");
-    // The siblings the walk asks for: positions only, the same on every rank.
-    let mut wanted = Vec::new();
-    if tree.top() > 0 {
-        let leaves = chunks.iter().map(|c| (c, [0u8; 32])).collect();
-        let _ = fold_root(&tree, leaves, |h, i| {
-            wanted.push((h, i));
-            Ok::<_, Infallible>([0u8; 32])
-        });
-    }
-    let (lo, hi) = (
-        mine.split.share_offset(),
-        mine.split.share_offset() + mine.split.share_bytes(),
-    );
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let local = |(start, end): (u64, u64)| &bytes[(start - lo) as usize..(end - lo) as usize];
-    let inside = |(start, end): (u64, u64)| start >= lo && end <= hi;
-
-    let mut nodes = nodes.to_vec();
-    for &(h, i) in &wanted {
-        let span = tree.node_bytes(h, i).expect("a sibling is a node of the tree");
-        if inside(span) {
-            nodes.push(Node {
-                level: h,
-                index: i,
-                cv: subtree_cv(span.0, local(span)).expect("a whole node's bytes"),
-            });
-        }
-    }
-    // Message: node count, nodes, then the opened chunks inside this range (index, bytes).
-    let mut message = (nodes.len() as u64).to_le_bytes().to_vec();
-    message.extend(encode_nodes(&nodes));
-    for c in chunks.iter() {
-        let span = tree.node_bytes(0, c).expect("an opened chunk is in the tree");
-        if inside(span) {
-            message.extend_from_slice(&c.to_le_bytes());
-            message.extend_from_slice(local(span));
-        }
-    }
+    let wanted = wanted_siblings(&tree, &chunks);
+    let message = rank_message(mine, words, nodes, (&tree, &chunks), &wanted);
     let mut traffic = Traffic::default();
     let gathered = comm::gather_bytes(world, message, &mut traffic);
     if world.rank() != 0 {
         return Ok(None);
     }
-    let mut set = NodeSet::new(tree.len());
-    let mut chunk_bytes = vec![Vec::new(); chunks.count() as usize];
-    for message in &gathered {
-        let (count, rest) = message.split_at_checked(8).ok_or(TreeError::Malformed)?;
-        let count = u64::from_le_bytes(count.try_into().expect("8 bytes")) as usize;
-        let (node_bytes, mut rest) = rest
-            .split_at_checked(count * crate::tree::NODE_WIRE_BYTES)
-            .ok_or(TreeError::Malformed)?;
-        set.extend(decode_nodes(node_bytes)?);
-        while !rest.is_empty() {
-            let (c, tail) = rest.split_at_checked(8).ok_or(TreeError::Malformed)?;
-            let c = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            let (start, end) = tree.node_bytes(0, c).ok_or(TreeError::Malformed)?;
-            let (chunk, tail) = tail
-                .split_at_checked((end - start) as usize)
-                .ok_or(TreeError::Malformed)?;
-            chunk_bytes[chunks.position(c).ok_or(TreeError::Malformed)? as usize] = chunk.to_vec();
-            rest = tail;
-        }
-    }
+    let (set, chunk_bytes) = merge_messages(&gathered, &tree, &chunks)?;
     let mut siblings = Vec::with_capacity(wanted.len());
     if tree.top() > 0 {
         let leaves = chunks
@@ -149,4 +94,88 @@ fn open_chunks<C: Communicator>(
         chunk_bytes.concat(),
         siblings,
     )))
+}
+
+/// The siblings the walk asks for, (level, index) in its order: positions only, the same on
+/// every rank.
+fn wanted_siblings(tree: &TreeShape, chunks: &ChunkSet) -> Vec<(u32, u64)> {
+    let mut wanted = Vec::new();
+    if tree.top() > 0 {
+        let leaves = chunks.iter().map(|c| (c, [0u8; 32])).collect();
+        let _ = fold_root(tree, leaves, |h, i| {
+            wanted.push((h, i));
+            Ok::<_, Infallible>([0u8; 32])
+        });
+    }
+    wanted
+}
+
+/// This rank's message to rank 0: node count, nodes (those that tile its range, and the
+/// `wanted` siblings inside it), then the opened chunks inside its range (index, bytes).
+fn rank_message(
+    mine: &RankCommit,
+    words: &[u64],
+    nodes: &[Node],
+    (tree, chunks): (&TreeShape, &ChunkSet),
+    wanted: &[(u32, u64)],
+) -> Vec<u8> {
+    let (lo, hi) = (
+        mine.split.share_offset(),
+        mine.split.share_offset() + mine.split.share_bytes(),
+    );
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let local = |(start, end): (u64, u64)| &bytes[(start - lo) as usize..(end - lo) as usize];
+    let inside = |(start, end): (u64, u64)| start >= lo && end <= hi;
+
+    let mut nodes = nodes.to_vec();
+    for &(h, i) in wanted {
+        let span = tree.node_bytes(h, i).expect("a sibling is a node of the tree");
+        if inside(span) {
+            nodes.push(Node {
+                level: h,
+                index: i,
+                cv: subtree_cv(span.0, local(span)).expect("a whole node's bytes"),
+            });
+        }
+    }
+    let mut message = (nodes.len() as u64).to_le_bytes().to_vec();
+    message.extend(encode_nodes(&nodes));
+    for c in chunks.iter() {
+        let span = tree.node_bytes(0, c).expect("an opened chunk is in the tree");
+        if inside(span) {
+            message.extend_from_slice(&c.to_le_bytes());
+            message.extend_from_slice(local(span));
+        }
+    }
+    message
+}
+
+/// Rank 0's merge of every rank's [`rank_message`]: the nodes they sent, and the opened chunks'
+/// bytes in the set's order.
+fn merge_messages(
+    gathered: &[Vec<u8>],
+    tree: &TreeShape,
+    chunks: &ChunkSet,
+) -> Result<(NodeSet, Vec<Vec<u8>>), Error> {
+    let mut set = NodeSet::new(tree.len());
+    let mut chunk_bytes = vec![Vec::new(); chunks.count() as usize];
+    for message in gathered {
+        let (count, rest) = message.split_at_checked(8).ok_or(TreeError::Malformed)?;
+        let count = u64::from_le_bytes(count.try_into().expect("8 bytes")) as usize;
+        let (node_bytes, mut rest) = rest
+            .split_at_checked(count * crate::tree::NODE_WIRE_BYTES)
+            .ok_or(TreeError::Malformed)?;
+        set.extend(decode_nodes(node_bytes)?);
+        while !rest.is_empty() {
+            let (c, tail) = rest.split_at_checked(8).ok_or(TreeError::Malformed)?;
+            let c = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            let (start, end) = tree.node_bytes(0, c).ok_or(TreeError::Malformed)?;
+            let (chunk, tail) = tail
+                .split_at_checked((end - start) as usize)
+                .ok_or(TreeError::Malformed)?;
+            chunk_bytes[chunks.position(c).ok_or(TreeError::Malformed)? as usize] = chunk.to_vec();
+            rest = tail;
+        }
+    }
+    Ok((set, chunk_bytes))
 }
