@@ -42,10 +42,8 @@ mod commit;
 mod domain;
 mod encoder;
 mod engine;
-mod pages;
 mod shape;
 mod sink;
-mod touch;
 mod twiddle;
 
 // Public, for experts, and documented as such: the CLI's `plan` and what-if reports and the tuner
@@ -67,7 +65,8 @@ pub use commit::{
 pub use domain::{Basis, BasisError, BasisName, CANTOR_BASIS, Domain, MAX_BASIS_LEN};
 pub use encoder::{EncodeError, Encoder, EncoderBuilder, SetupError};
 pub use engine::{committer, encoder};
-pub use pages::{HUGE_PAGES_ENV, HugePages, PageUse};
+pub use ntt_runtime::pages::{HUGE_PAGES_ENV, HugePages, PageUse};
+pub use ntt_runtime::touch::{FIRST_TOUCH_ENV, WorkerTouch, check_first_touch_env};
 pub use plan::{DeepBudget, Plan, PlanConfig};
 pub use shape::memory;
 pub use shape::{
@@ -75,7 +74,6 @@ pub use shape::{
     MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS, MessageLayout, Shape, ShapeError,
 };
 pub use sink::{RowSink, RowSinkError};
-pub use touch::{FIRST_TOUCH_ENV, WorkerTouch, check_first_touch_env};
 
 /// The README's library examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]

@@ -19,6 +19,8 @@
 //!   owner works from the front, a thief takes half of what is left), instead of into fixed
 //!   pieces: a busy or preempted worker keeps little that others could have done.
 //! - [`TaskContext::with_scratch`] lends a worker-local, 64-byte-aligned scratch buffer.
+//! - Fresh memory is faulted in by the workers together ([`touch::populate`]), on the pages
+//!   the huge-page policy asks for ([`pages::HugePages`]); [`env`] reads the `NTT_*` variables.
 //!
 //! ```
 //! use ntt_runtime::ThreadPoolBuilder;
@@ -55,6 +57,7 @@ mod job;
 mod join;
 mod latch;
 mod local_cpu;
+pub mod pages;
 mod panic;
 mod parallel;
 mod pinned;
@@ -68,6 +71,7 @@ mod scratch;
 mod sleep;
 mod task;
 mod topology;
+pub mod touch;
 
 pub use context::TaskContext;
 pub use global::{build_global, global_pool};

@@ -6,10 +6,10 @@
 //! Three things keep them off the commit's critical path:
 //! - Huge pages: asking Linux for transparent huge pages (`MADV_HUGEPAGE`, honoured when
 //!   `/sys/kernel/mm/transparent_hugepage/enabled` is `always` or `madvise`) makes it 32 faults
-//!   of 2 MiB, while they come fast (see [`crate::pages`]). The advice changes no contents and
+//!   of 2 MiB, while they come fast (see [`ntt_runtime::pages`]). The advice changes no contents and
 //!   is only a hint: if it is refused the buffer works the same with small pages.
 //! - Parallel first touch: a fresh buffer is faulted in by all of the pool's workers together
-//!   before the encode, in 2 MiB chunks taken on demand (see [`crate::touch`]).
+//!   before the encode, in 2 MiB chunks taken on demand (see [`ntt_runtime::touch`]).
 //! - The pool: a [`Committer`](super::Committer) keeps the buffers of dropped
 //!   [`ProverData`](super::ProverData) (up to a cap) and hands them to later commits, so only
 //!   the first commit of a size pays for faults at all.
@@ -19,7 +19,7 @@ use std::sync::Mutex;
 
 use ntt_runtime::ThreadPool;
 
-use crate::touch::{FirstTouch, populate};
+use ntt_runtime::touch::{Populated, populate};
 
 /// Bytes of codeword buffers a committer keeps by default: 4 GiB, a few commits' worth of the
 /// sizes provers use (2^24 words at rate 1/4 is 512 MiB), small beside the machines that run them.
@@ -98,7 +98,7 @@ pub(crate) fn reserve_codeword(
     buffer: &mut Vec<u64>,
     words: usize,
     pool: &ThreadPool,
-) -> Result<Option<FirstTouch>, TryReserveError> {
+) -> Result<Option<Populated>, TryReserveError> {
     buffer.clear();
     if buffer.capacity() >= words {
         return Ok(None);

@@ -12,8 +12,8 @@ use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
 use crate::encoder::{EncodeError, Encoder};
 use crate::shape::{CommitParams, Expansion, Shape, ShapeError, memory};
 use crate::sink::RowSink;
-use crate::touch;
 use ntt_runtime::ThreadPool;
+use ntt_runtime::touch;
 use ntt_verify::row_hash::Digest;
 use ntt_verify::{Commitment, Scheme, TreeKind};
 

@@ -21,7 +21,6 @@ use crate::domain::Domain;
 use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::shape::{CommitParams, MessageLayout, Shape, ShapeError};
 use crate::sink::{GuardedSink, RowSink, RowSinkError};
-use crate::touch::populate;
 use crate::twiddle::Twiddles;
 use crate::wisdom::Wisdom;
 pub use builder::{EncoderBuilder, SetupError};
@@ -29,6 +28,7 @@ use exec::{Message, Run};
 use layers::Direction;
 use ntt_kernels::Backend;
 use ntt_runtime::ThreadPool;
+use ntt_runtime::touch::populate;
 use plan_cache::PlanCache;
 use rows::SharedRows;
 use std::mem::MaybeUninit;
@@ -219,7 +219,7 @@ impl Encoder {
     ///
     /// `fresh` is the address and byte length of memory the transform writes that may never
     /// have been touched: the workers fault it in together first, inside the same job
-    /// ([`crate::touch`]). It must lie inside the transform's buffer.
+    /// ([`ntt_runtime::touch`]). It must lie inside the transform's buffer.
     fn run(
         &self,
         run: &Run<'_>,

@@ -27,7 +27,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use ntt_runtime::ThreadPool;
+use crate::ThreadPool;
 
 use crate::pages::{HUGE_PAGE_BYTES, HugePages, PageUse, Switch, WINDOW, advise};
 
@@ -62,12 +62,11 @@ impl Method {
     ///
     /// # Errors
     /// The variable names no method (or is not UTF-8).
-    pub(crate) fn from_env() -> Result<Self, ntt_runtime::env::EnvError> {
-        static METHOD: std::sync::OnceLock<Result<Method, ntt_runtime::env::EnvError>> =
-            std::sync::OnceLock::new();
+    pub(crate) fn from_env() -> Result<Self, crate::env::EnvError> {
+        static METHOD: std::sync::OnceLock<Result<Method, crate::env::EnvError>> = std::sync::OnceLock::new();
         METHOD
             .get_or_init(|| {
-                ntt_runtime::env::parse(FIRST_TOUCH_ENV, |v| {
+                crate::env::parse(FIRST_TOUCH_ENV, |v| {
                     Self::NAMES
                         .iter()
                         .find(|(name, _)| *name == v)
@@ -95,7 +94,7 @@ impl Method {
 ///
 /// # Errors
 /// The variable is set to something that names no method.
-pub fn check_first_touch_env() -> Result<(), ntt_runtime::env::EnvError> {
+pub fn check_first_touch_env() -> Result<(), crate::env::EnvError> {
     Method::from_env().map(drop)
 }
 
@@ -123,13 +122,13 @@ impl WorkerTouch {
 }
 
 /// Whether fresh pages are left to the passes (`NTT_FIRST_TOUCH=passes`).
-pub(crate) fn left_to_passes() -> bool {
+pub fn left_to_passes() -> bool {
     Method::get() == Method::Passes
 }
 
 /// The minor page faults each of `pool`'s worker threads has taken so far, by worker; `None`
 /// where the OS does not say (not Linux, or no thread id).
-pub(crate) fn worker_faults(pool: &ThreadPool) -> Vec<Option<u64>> {
+pub fn worker_faults(pool: &ThreadPool) -> Vec<Option<u64>> {
     pool.worker_os_thread_ids()
         .iter()
         .map(|&id| task_minor_faults(id))
@@ -138,7 +137,7 @@ pub(crate) fn worker_faults(pool: &ThreadPool) -> Vec<Option<u64>> {
 
 /// Each worker's page faults between two [`worker_faults`] readings, as the passes' first touch
 /// (workers that took none, or whose count the OS does not give, are left out).
-pub(crate) fn faults_in_passes(before: &[Option<u64>], after: &[Option<u64>]) -> Vec<WorkerTouch> {
+pub fn faults_in_passes(before: &[Option<u64>], after: &[Option<u64>]) -> Vec<WorkerTouch> {
     let shares: Vec<WorkerTouch> = before
         .iter()
         .zip(after)
@@ -208,11 +207,14 @@ fn chunks(start: usize, len: usize) -> usize {
     1 + (start + len - first_end).div_ceil(HUGE_PAGE_BYTES)
 }
 
-/// What a fresh buffer's first touch cost: each worker's share (by worker index; workers that
-/// took no chunk are left out) and the pages asked for.
+/// What [`populate`] cost a fresh buffer: each worker's share (by worker index; workers that
+/// took no chunk are left out) and the pages asked for. Where each worker's part of a buffer
+/// lies is [`crate::FirstTouch`]; this is what touching it took.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct FirstTouch {
+pub struct Populated {
+    /// Each worker's share, by worker index.
     pub workers: Vec<WorkerTouch>,
+    /// The pages asked for.
     pub pages: PageUse,
 }
 
@@ -223,7 +225,7 @@ pub(crate) struct FirstTouch {
 /// `[ptr, ptr + len)` must lie inside one allocation that the caller may write and that nothing
 /// reads or writes during the call; its contents afterwards are unspecified in the bytes that
 /// were never written (a byte per page may be set to 0).
-pub(crate) unsafe fn populate(pool: &ThreadPool, ptr: *mut u8, len: usize) -> FirstTouch {
+pub unsafe fn populate(pool: &ThreadPool, ptr: *mut u8, len: usize) -> Populated {
     // SAFETY: forwarded: the caller upholds `populate`'s contract, which is `fault_in`'s.
     unsafe { fault_in(pool, ptr, len, Method::get(), HugePages::current()) }
 }
@@ -238,7 +240,7 @@ unsafe fn fault_in(
     len: usize,
     method: Method,
     policy: HugePages,
-) -> FirstTouch {
+) -> Populated {
     let _span = tracing::debug_span!("first_touch", bytes = len, huge_pages = policy.name()).entered();
     let start = ptr as usize;
     let n = chunks(start, len);
@@ -291,7 +293,7 @@ unsafe fn fault_in(
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     pages.switched_after = lock(&switch).switched_after(policy);
-    FirstTouch { workers, pages }
+    Populated { workers, pages }
 }
 
 /// A lock whose data stays valid if a holder panicked.
@@ -428,7 +430,7 @@ fn thread_minor_faults() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ntt_runtime::{PinPolicy, ThreadPoolBuilder};
+    use crate::{PinPolicy, ThreadPoolBuilder};
 
     #[test]
     fn first_touch_names_parse_and_typos_do_not() {

@@ -56,12 +56,12 @@ impl HugePages {
     ///
     /// # Errors
     /// The variable names no policy (or is not UTF-8).
-    pub fn from_env() -> Result<Self, ntt_runtime::env::EnvError> {
-        static POLICY: std::sync::OnceLock<Result<HugePages, ntt_runtime::env::EnvError>> =
+    pub fn from_env() -> Result<Self, crate::env::EnvError> {
+        static POLICY: std::sync::OnceLock<Result<HugePages, crate::env::EnvError>> =
             std::sync::OnceLock::new();
         POLICY
             .get_or_init(|| {
-                ntt_runtime::env::parse(HUGE_PAGES_ENV, |v| v.parse::<Self>()).map(Option::unwrap_or_default)
+                crate::env::parse(HUGE_PAGES_ENV, |v| v.parse::<Self>()).map(Option::unwrap_or_default)
             })
             .clone()
     }
