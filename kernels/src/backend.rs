@@ -121,10 +121,11 @@ pub enum BackendError {
     NotUtf8(&'static str),
 }
 
-/// The value of the variable `name` when set and not blank.
+/// The value of the variable `name` when set and not blank, trimmed: read as
+/// `ntt_runtime::env::var` reads every `NTT_*` variable (this crate builds without the runtime).
 fn env_value(name: &'static str) -> Result<Option<String>, BackendError> {
     match std::env::var(name) {
-        Ok(value) if !value.trim().is_empty() => Ok(Some(value)),
+        Ok(value) if !value.trim().is_empty() => Ok(Some(value.trim().to_owned())),
         Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
         Err(std::env::VarError::NotUnicode(_)) => Err(BackendError::NotUtf8(name)),
     }

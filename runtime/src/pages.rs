@@ -67,11 +67,15 @@ impl HugePages {
     }
 
     /// The policy this process uses: `NTT_HUGE_PAGES`, or the default where it names nothing
-    /// (the CLI refuses that before it runs; a library caller gets a warning in its log).
+    /// (the CLI refuses that before it runs; a library caller gets one warning in its log, the
+    /// first time a buffer is touched, not one per buffer).
     pub(crate) fn current() -> Self {
-        Self::from_env().unwrap_or_else(|e| {
-            tracing::warn!("{e}; using {}", Self::default().name());
-            Self::default()
+        static POLICY: std::sync::OnceLock<HugePages> = std::sync::OnceLock::new();
+        *POLICY.get_or_init(|| {
+            Self::from_env().unwrap_or_else(|e| {
+                tracing::warn!("{e}; using {}", Self::default().name());
+                Self::default()
+            })
         })
     }
 }

@@ -81,11 +81,15 @@ impl Method {
     }
 
     /// The method this process uses: `NTT_FIRST_TOUCH`, or the default where it names nothing
-    /// (the CLI refuses that before it runs; a library caller gets a warning in its log).
+    /// (the CLI refuses that before it runs; a library caller gets one warning in its log, the
+    /// first time a buffer is touched, not one per buffer).
     fn get() -> Self {
-        Self::from_env().unwrap_or_else(|e| {
-            tracing::warn!("{e}; using populate");
-            Self::default()
+        static METHOD: std::sync::OnceLock<Method> = std::sync::OnceLock::new();
+        *METHOD.get_or_init(|| {
+            Self::from_env().unwrap_or_else(|e| {
+                tracing::warn!("{e}; using populate");
+                Self::default()
+            })
         })
     }
 }
