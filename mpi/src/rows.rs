@@ -167,7 +167,7 @@ pub(crate) fn open<C: Communicator>(
     let (local, failure) = if mine.is_empty() {
         (Vec::new(), None)
     } else {
-        match share.data.open_rows(&mine) {
+        match share.data.open(&mine) {
             Ok(opening) => (opening.to_bytes(), None),
             Err(e) => (Vec::new(), Some(e)),
         }
@@ -343,7 +343,7 @@ mod tests {
                 if mine.is_empty() {
                     Vec::new()
                 } else {
-                    share.open_rows(&mine).unwrap().to_bytes()
+                    share.open(&mine).unwrap().to_bytes()
                 }
             })
             .collect();
@@ -351,7 +351,7 @@ mod tests {
         let one_machine: Vec<usize> = opened.iter().map(|&r| r as usize).collect();
         assert_eq!(
             proof.to_bytes(),
-            prover.open_rows(&one_machine).unwrap().to_bytes(),
+            prover.open(&one_machine).unwrap().to_bytes(),
             "{label}, rows {opened:?}"
         );
         // A rank whose opening went missing makes no proof.

@@ -21,7 +21,8 @@
 //!   [`Encoder::builder`] on a pool (or worker count, topology, backend) of your own.
 //! - [`CommitParams`] names the lanes, the rate and the witness's [`MessageLayout`] of each call.
 //! - [`Committer::commit`] returns the [`Commitment`] and the [`ProverData`] that opens it;
-//!   [`verify`] (from `ntt-verify`, which builds without the prover) checks an [`Opening`].
+//!   [`ProverData::open`] opens rows of either tree as a [`Proof`], and [`verify`] (from
+//!   `ntt-verify`, which builds without the prover) checks it.
 //! - [`Encoder::encode`] and [`Encoder::encode_in_place`] encode without committing; a
 //!   [`RowSink`] sees each finished block of rows.
 //! - [`Domain`] picks the evaluation points (polynomial basis by default, Cantor, custom, shifted).
@@ -58,10 +59,12 @@ mod test_words;
 
 pub use commit::{
     COMMITMENT_FORMAT_VERSION, CommitError, CommitTimings, Commitment, Committer, DEFAULT_PIECE_LEVEL,
-    DEFAULT_POOL_CAP_BYTES, HashKind, OpenError, Opening, Proof, ProofDecodeError, ProverData, RootHexError,
-    RowOpening, Scheme, SchemeError, StreamingHasher, TreeKind, VerifyError, commit_codeword,
-    commit_codeword_with, row_tree_bytes, verify, verify_proof, verify_rows,
+    DEFAULT_POOL_CAP_BYTES, HashKind, OpenError, Opening, Proof, ProofDecodeError, ProofRef, ProverData,
+    RootHexError, RowOpening, Scheme, SchemeError, StreamingHasher, TreeKind, VerifyError, commit_codeword,
+    commit_codeword_with, row_tree_bytes, verify,
 };
+#[allow(deprecated)]
+pub use commit::{verify_proof, verify_rows};
 pub use domain::{Basis, BasisError, BasisName, CANTOR_BASIS, Domain, MAX_BASIS_LEN};
 pub use encoder::{EncodeError, Encoder, EncoderBuilder, SetupError};
 pub use engine::{committer, encoder};

@@ -2,12 +2,26 @@
 
 use ntt_pcs::{CodewordShape, CodewordShapeError};
 use ntt_pcs::{
-    Commitment, OpenError, Opening, ProofDecodeError, ProverData, VerifyError, commit_codeword, verify,
+    Commitment, OpenError, Opening, Proof, ProofDecodeError, ProverData, VerifyError, commit_codeword, verify,
 };
 use proptest::prelude::*;
 use rand::rngs::ChaCha8Rng;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
+
+/// A chunk-tree commitment's opening, as the chunk tree's own type.
+trait OpenChunks {
+    fn open_chunks(&self, rows: &[usize]) -> Result<Opening, OpenError>;
+}
+
+impl OpenChunks for ProverData {
+    fn open_chunks(&self, rows: &[usize]) -> Result<Opening, OpenError> {
+        self.open(rows).map(|proof| match proof {
+            Proof::Chunks(opening) => opening,
+            _ => panic!("a chunk-tree proof"),
+        })
+    }
+}
 
 fn committed(rng: &mut ChaCha8Rng, log_rows: u32, lanes: usize) -> (Commitment, ProverData) {
     let codeword: Vec<u64> = (0..lanes << log_rows).map(|_| rng.random()).collect();
@@ -38,7 +52,7 @@ fn openings_verify_and_return_the_rows_asked() {
         for log_rows in [0u32, 1, 2, 4, 6, 9, 12] {
             let (commitment, prover) = committed(&mut rng, log_rows, lanes);
             for rows in index_sets(&mut rng, 1 << log_rows) {
-                let opening = prover.open(&rows).expect("rows in range");
+                let opening = prover.open_chunks(&rows).expect("rows in range");
                 let decoded = Opening::from_bytes(&opening.to_bytes()).expect("own encoding decodes");
                 assert_eq!(decoded, opening);
                 let got = verify(&commitment, &rows, &decoded)
@@ -54,11 +68,11 @@ fn openings_verify_and_return_the_rows_asked() {
 fn shared_siblings_are_sent_once() {
     let mut rng = ChaCha8Rng::seed_from_u64(12);
     let (_, prover) = committed(&mut rng, 12, 64); // 2 rows per chunk, 2^11 chunks, top = 11
-    let single = prover.open(&[100]).expect("in range");
+    let single = prover.open_chunks(&[100]).expect("in range");
     assert_eq!(single.siblings().len(), 11);
-    let pair = prover.open(&[100, 102]).expect("in range"); // neighbouring chunks: siblings shared
+    let pair = prover.open_chunks(&[100, 102]).expect("in range"); // neighbouring chunks: siblings shared
     assert_eq!(pair.siblings().len(), 10);
-    let same_chunk = prover.open(&[100, 101, 100]).expect("in range");
+    let same_chunk = prover.open_chunks(&[100, 101, 100]).expect("in range");
     assert_eq!(same_chunk.siblings().len(), 11);
     assert_eq!(same_chunk.chunk_bytes().len(), 1024);
 }
@@ -83,7 +97,7 @@ fn tamper_cases() -> Vec<(Commitment, ProverData, Vec<usize>)> {
 #[test]
 fn every_bit_flip_in_the_proof_is_rejected() {
     for (commitment, prover, rows) in tamper_cases() {
-        let bytes = prover.open(&rows).expect("in range").to_bytes();
+        let bytes = prover.open_chunks(&rows).expect("in range").to_bytes();
         for bit in 0..bytes.len() * 8 {
             let mut forged = bytes.clone();
             forged[bit / 8] ^= 1 << (bit % 8);
@@ -100,7 +114,7 @@ fn every_bit_flip_in_the_proof_is_rejected() {
 #[test]
 fn every_bit_flip_in_the_root_the_shape_or_the_indices_is_rejected() {
     for (commitment, prover, rows) in tamper_cases() {
-        let opening = prover.open(&rows).expect("in range");
+        let opening = prover.open_chunks(&rows).expect("in range");
         verify(&commitment, &rows, &opening).expect("honest opening verifies");
         for bit in 0..256 {
             let mut root = commitment.root();
@@ -137,7 +151,7 @@ fn every_bit_flip_in_the_root_the_shape_or_the_indices_is_rejected() {
 #[test]
 fn truncated_or_extended_proofs_are_decode_errors() {
     for (_, prover, rows) in tamper_cases() {
-        let bytes = prover.open(&rows).expect("in range").to_bytes();
+        let bytes = prover.open_chunks(&rows).expect("in range").to_bytes();
         for len in 0..bytes.len() {
             assert!(matches!(
                 Opening::from_bytes(&bytes[..len]),
@@ -157,12 +171,12 @@ fn truncated_or_extended_proofs_are_decode_errors() {
 fn bad_requests_are_clear_errors() {
     let mut rng = ChaCha8Rng::seed_from_u64(14);
     let (commitment, prover) = committed(&mut rng, 4, 3);
-    assert_eq!(prover.open(&[]), Err(OpenError::NoRows));
+    assert_eq!(prover.open_chunks(&[]), Err(OpenError::NoRows));
     assert_eq!(
-        prover.open(&[3, 16]),
+        prover.open_chunks(&[3, 16]),
         Err(OpenError::RowOutOfRange { row: 16, rows: 16 })
     );
-    let opening = prover.open(&[3]).expect("in range");
+    let opening = prover.open_chunks(&[3]).expect("in range");
     assert_eq!(verify(&commitment, &[], &opening), Err(VerifyError::NoRows));
     assert_eq!(
         verify(&commitment, &[16], &opening),
@@ -181,7 +195,7 @@ fn bad_requests_are_clear_errors() {
         CodewordShape::new(70, commitment.lanes()),
         Err(CodewordShapeError::TooLarge { .. })
     ));
-    let mut other = prover.open(&[3]).expect("in range").to_bytes();
+    let mut other = prover.open_chunks(&[3]).expect("in range").to_bytes();
     other[0] = b'X';
     assert_eq!(Opening::from_bytes(&other), Err(ProofDecodeError::BadMagic));
 }
@@ -190,7 +204,7 @@ fn bad_requests_are_clear_errors() {
 fn openings_and_commitments_round_trip_through_json() {
     let mut rng = ChaCha8Rng::seed_from_u64(15);
     let (commitment, prover) = committed(&mut rng, 8, 5);
-    let opening = prover.open(&[9, 200]).expect("in range");
+    let opening = prover.open_chunks(&[9, 200]).expect("in range");
     let json = serde_json::to_string(&opening).expect("serializes");
     assert_eq!(
         serde_json::from_str::<Opening>(&json).expect("deserializes"),
@@ -235,7 +249,7 @@ proptest! {
         let mut rng = ChaCha8Rng::seed_from_u64(16);
         let (commitment, prover) = committed(&mut rng, 7, 3);
         let rows = [5usize, 127, 5];
-        let honest = prover.open(&rows).expect("in range").to_bytes();
+        let honest = prover.open_chunks(&rows).expect("in range").to_bytes();
         let mut bytes = honest.clone();
         for (at, value) in edits {
             let at = at.index(bytes.len());
@@ -262,7 +276,7 @@ fn huge_claimed_shapes_fail_fast_without_allocating() {
         commitment.root(),
         CodewordShape::new(commitment.log_rows(), lanes as usize).expect("2^56 bytes is within the limits"),
     );
-    let honest = prover.open(&[1]).expect("in range");
+    let honest = prover.open_chunks(&[1]).expect("in range");
     assert!(matches!(
         verify(&claimed, &[1], &honest),
         Err(VerifyError::ShapeMismatch { .. })
@@ -280,7 +294,7 @@ fn huge_claimed_shapes_fail_fast_without_allocating() {
 fn binary_layout_is_as_documented() {
     let mut rng = ChaCha8Rng::seed_from_u64(18);
     let (_, prover) = committed(&mut rng, 7, 3); // 3 KiB: 3 chunks, top = 2
-    let opening = prover.open(&[42, 42]).expect("in range"); // bytes 1008..1032: chunks 0 and 1
+    let opening = prover.open_chunks(&[42, 42]).expect("in range"); // bytes 1008..1032: chunks 0 and 1
     let bytes = opening.to_bytes();
     assert_eq!(&bytes[..8], b"B3RO\x01\x00\x00\x00");
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 7);

@@ -5,14 +5,28 @@ mod common;
 
 use common::{encoder, words};
 use ntt_kernels::Backend;
-use ntt_pcs::{CommitParams, Commitment, Committer, Opening, verify};
+use ntt_pcs::{CommitParams, Commitment, Committer, OpenError, Opening, Proof, ProverData, verify};
+
+/// A chunk-tree commitment's opening, as the chunk tree's own type.
+trait OpenChunks {
+    fn open_chunks(&self, rows: &[usize]) -> Result<Opening, OpenError>;
+}
+
+impl OpenChunks for ProverData {
+    fn open_chunks(&self, rows: &[usize]) -> Result<Opening, OpenError> {
+        self.open(rows).map(|proof| match proof {
+            Proof::Chunks(opening) => opening,
+            _ => panic!("a chunk-tree proof"),
+        })
+    }
+}
 
 fn committed() -> (Commitment, Opening) {
     let committer = Committer::new(encoder(1, Backend::detect()));
     let (commitment, prover) = committer
         .commit(&words(5, 4 << 8), CommitParams::lanes(4).log_inv_rate(1))
         .expect("commits");
-    let opening = prover.open(&[1, 300]).expect("opens");
+    let opening = prover.open_chunks(&[1, 300]).expect("opens");
     (commitment, opening)
 }
 

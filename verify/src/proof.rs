@@ -48,3 +48,34 @@ impl From<RowOpening> for Proof {
         Self::Rows(opening)
     }
 }
+
+/// A borrowed proof of either kind, as [`verify`](crate::verify) takes it: a `&Proof`, an
+/// `&Opening` or a `&RowOpening` converts into one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProofRef<'a> {
+    /// Of the BLAKE3 chunk tree.
+    Chunks(&'a Opening),
+    /// Of a row tree.
+    Rows(&'a RowOpening),
+}
+
+impl<'a> From<&'a Proof> for ProofRef<'a> {
+    fn from(proof: &'a Proof) -> Self {
+        match proof {
+            Proof::Chunks(opening) => Self::Chunks(opening),
+            Proof::Rows(opening) => Self::Rows(opening),
+        }
+    }
+}
+
+impl<'a> From<&'a Opening> for ProofRef<'a> {
+    fn from(opening: &'a Opening) -> Self {
+        Self::Chunks(opening)
+    }
+}
+
+impl<'a> From<&'a RowOpening> for ProofRef<'a> {
+    fn from(opening: &'a RowOpening) -> Self {
+        Self::Rows(opening)
+    }
+}

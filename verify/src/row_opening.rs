@@ -58,7 +58,7 @@ pub struct RowOpening {
 impl RowOpening {
     /// An opening from its parts, as a prover makes it: the scheme (a row tree) and shape of the
     /// codeword, the rows asked, the distinct rows' words in increasing row order and the sibling
-    /// digests in fold order. Nothing is checked here; [`verify_rows`](crate::verify_rows) checks
+    /// digests in fold order. Nothing is checked here; [`verify`](crate::verify) checks
     /// everything.
     pub fn new(
         scheme: Scheme,
@@ -151,7 +151,7 @@ impl RowOpening {
     }
 
     /// Decodes [`to_bytes`](Self::to_bytes) output. Checks the structure only;
-    /// [`verify_rows`](crate::verify_rows) checks the contents against a commitment.
+    /// [`verify`](crate::verify) checks the contents against a commitment.
     ///
     /// # Errors
     /// [`ProofDecodeError`] for bad magic, an unknown version or hash, row bytes that are not

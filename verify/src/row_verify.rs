@@ -2,22 +2,19 @@
 
 use crate::commitment::Commitment;
 use crate::error::VerifyError;
+use crate::header::OpeningHeader;
 use crate::proof::Proof;
 use crate::row_hash::leaf_digest;
 use crate::row_opening::{RowOpening, fold_to_cap};
 use crate::scheme::TreeKind;
 
-/// Checks that `opening` proves `rows` (in this order, repeats allowed) of the codeword committed
-/// to by a row-tree `commitment`, and returns those rows, each as `lanes` words, in the order
-/// asked.
+/// Checks a row-tree opening: [`verify`](crate::verify), which takes it as it takes any proof.
 ///
 /// # Errors
-/// A [`VerifyError`] saying what does not hold: no rows, a row out of range, a commitment of
-/// another scheme, an opening made for another scheme, shape or rows, the wrong amount of proof
-/// data, or digests that do not reach the committed cap.
+/// As for [`verify`](crate::verify).
 ///
 /// ```
-/// use ntt_verify::{CodewordShape, Commitment, HashKind, RowOpening, Scheme, verify_rows};
+/// use ntt_verify::{CodewordShape, Commitment, HashKind, RowOpening, Scheme, verify};
 /// use ntt_verify::row_hash::{leaf_digest, node_digest};
 ///
 /// // Two rows of three words, Keccak-256, cap height 0: the root is the hash of the two leaves.
@@ -27,50 +24,38 @@ use crate::scheme::TreeKind;
 /// let root = node_digest(HashKind::Keccak, &la, &lb);
 /// let commitment = Commitment::with_cap(scheme, vec![root], CodewordShape::new(1, 3)?)?;
 /// let opening = RowOpening::new(scheme, 1, 3, vec![1], b.to_vec(), vec![la]);
-/// assert_eq!(verify_rows(&commitment, &[1], &opening)?, [b.to_vec()]);
+/// assert_eq!(verify(&commitment, &[1], &opening)?, [b.to_vec()]);
 /// let forged = RowOpening::new(scheme, 1, 3, vec![1], vec![4, 5, 7], vec![la]);
-/// assert!(verify_rows(&commitment, &[1], &forged).is_err());
+/// assert!(verify(&commitment, &[1], &forged).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[deprecated(note = "use `verify`, which checks a proof of either tree")]
 pub fn verify_rows(
     commitment: &Commitment,
     rows: &[usize],
     opening: &RowOpening,
 ) -> Result<Vec<Vec<u64>>, VerifyError> {
+    crate::verify(commitment, rows, opening)
+}
+
+/// [`verify`](crate::verify) of a row-tree opening.
+pub(crate) fn verify_row_tree(
+    commitment: &Commitment,
+    rows: &[usize],
+    opening: &RowOpening,
+) -> Result<Vec<Vec<u64>>, VerifyError> {
+    let header = OpeningHeader {
+        tree: TreeKind::Rows,
+        hash: opening.hash,
+        cap_height: opening.cap_height,
+        log_rows: opening.log_rows,
+        lanes: opening.lanes,
+        rows: &opening.rows,
+    };
+    let distinct = header.check(commitment, rows)?;
     let scheme = commitment.scheme();
     let codeword = commitment.shape();
-    let (log_rows, lanes, n_rows) = (codeword.log_rows(), codeword.lanes(), codeword.rows());
-    if rows.is_empty() {
-        return Err(VerifyError::NoRows);
-    }
-    if let Some(&row) = rows.iter().find(|&&row| row as u64 >= n_rows) {
-        return Err(VerifyError::RowOutOfRange { row, rows: n_rows });
-    }
-    if scheme.tree() != TreeKind::Rows
-        || opening.hash != scheme.hash()
-        || opening.cap_height != scheme.cap_height()
-    {
-        return Err(VerifyError::SchemeMismatch {
-            committed: scheme.to_string(),
-            opened: format!("{} row tree, cap height {}", opening.hash, opening.cap_height),
-        });
-    }
-    if opening.log_rows != log_rows || opening.lanes != lanes as u64 {
-        return Err(VerifyError::ShapeMismatch {
-            log_rows,
-            lanes,
-            found_log_rows: opening.log_rows,
-            found_lanes: opening.lanes,
-        });
-    }
-    if opening.rows.len() != rows.len() || opening.rows.iter().zip(rows).any(|(&a, &b)| a != b as u64) {
-        return Err(VerifyError::RowsMismatch {
-            found: opening.rows.clone(),
-        });
-    }
-    let mut distinct: Vec<u64> = rows.iter().map(|&r| r as u64).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
+    let (log_rows, lanes) = (codeword.log_rows(), codeword.lanes());
     let expected = distinct.len() as u64 * codeword.row_bytes();
     if opening.values.len() as u64 * 8 != expected {
         return Err(VerifyError::RowBytes {
@@ -119,19 +104,15 @@ pub fn verify_rows(
         .collect())
 }
 
-/// Checks a [`Proof`] of either kind against `commitment` ([`verify`](crate::verify) for a
-/// chunk-tree opening, [`verify_rows`] for a row-tree one).
+/// Checks a [`Proof`] of either kind against `commitment`: [`verify`](crate::verify).
 ///
 /// # Errors
-/// As for those two; a proof of the other kind than the commitment's is
-/// [`VerifyError::SchemeMismatch`].
+/// As for [`verify`](crate::verify).
+#[deprecated(note = "use `verify`, which takes a `Proof`")]
 pub fn verify_proof(
     commitment: &Commitment,
     rows: &[usize],
     proof: &Proof,
 ) -> Result<Vec<Vec<u64>>, VerifyError> {
-    match proof {
-        Proof::Chunks(opening) => crate::verify(commitment, rows, opening),
-        Proof::Rows(opening) => verify_rows(commitment, rows, opening),
-    }
+    crate::verify(commitment, rows, proof)
 }

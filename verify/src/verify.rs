@@ -2,18 +2,24 @@
 
 use crate::commitment::Commitment;
 use crate::error::VerifyError;
+use crate::header::OpeningHeader;
 use crate::node::subtree_cv;
 use crate::opening::{ChunkSet, Opening, fold_root};
-use crate::scheme::Scheme;
+use crate::proof::ProofRef;
 use crate::tree::{CHUNK_BYTES, TreeShape};
 
-/// Checks that `opening` proves `rows` (in this order, repeats allowed) of the codeword committed
-/// to by `commitment`, and returns those rows, each as `lanes` words, in the order asked.
+#[cfg(doc)]
+use crate::{Proof, RowOpening};
+
+/// Checks that `proof` proves `rows` (any order, repeats allowed) of the codeword committed to by
+/// `commitment`, and returns those rows, each as `lanes` words, in the order asked. `proof` is
+/// a [`Proof`] of either tree, or a chunk-tree [`Opening`] or a [`RowOpening`] itself
+/// ([`ProofRef`]); it must have been made for the same rows, in any order.
 ///
 /// # Errors
-/// A [`VerifyError`] saying what does not hold: no rows, a row out of range, an opening made
-/// for another shape or other rows, the wrong amount of proof data, or a root that does not
-/// match. The commitment's shape is valid by construction ([`CodewordShape`]).
+/// A [`VerifyError`] saying what does not hold: no rows, a row out of range, a proof made for
+/// another scheme, shape or rows, the wrong amount of proof data, or a root (or cap) that does
+/// not match. The commitment's shape is valid by construction ([`CodewordShape`]).
 ///
 /// The root does not bind the shape or the row indices' meaning beyond their bytes: take
 /// `log_rows` and `lanes` from parameters you trust, not from the prover.
@@ -28,6 +34,7 @@ use crate::tree::{CHUNK_BYTES, TreeShape};
 /// let commitment = Commitment::new(*blake3::hash(&bytes).as_bytes(), CodewordShape::new(2, 2)?);
 /// let opening = Opening::new(2, 2, vec![3, 1], bytes.clone(), vec![]);
 /// assert_eq!(verify(&commitment, &[3, 1], &opening)?, [&codeword[6..8], &codeword[2..4]]);
+/// assert_eq!(verify(&commitment, &[1, 3, 1], &opening)?.len(), 3);
 ///
 /// let mut forged = bytes;
 /// forged[9] ^= 1;
@@ -36,40 +43,26 @@ use crate::tree::{CHUNK_BYTES, TreeShape};
 /// ```
 ///
 /// [`CodewordShape`]: crate::CodewordShape
-pub fn verify(
+pub fn verify<'a>(
+    commitment: &Commitment,
+    rows: &[usize],
+    proof: impl Into<ProofRef<'a>>,
+) -> Result<Vec<Vec<u64>>, VerifyError> {
+    match proof.into() {
+        ProofRef::Chunks(opening) => verify_chunks(commitment, rows, opening),
+        ProofRef::Rows(opening) => crate::row_verify::verify_row_tree(commitment, rows, opening),
+    }
+}
+
+/// [`verify`] of a chunk-tree opening.
+fn verify_chunks(
     commitment: &Commitment,
     rows: &[usize],
     opening: &Opening,
 ) -> Result<Vec<Vec<u64>>, VerifyError> {
+    OpeningHeader::chunks(opening.log_rows, opening.lanes, &opening.rows).check(commitment, rows)?;
     let codeword = commitment.shape();
-    let (log_rows, lanes) = (codeword.log_rows(), codeword.lanes());
-    let (n_rows, row_bytes, len) = (codeword.rows(), codeword.row_bytes(), codeword.bytes());
-    if rows.is_empty() {
-        return Err(VerifyError::NoRows);
-    }
-    if commitment.scheme() != Scheme::chunks() {
-        return Err(VerifyError::SchemeMismatch {
-            committed: commitment.scheme().to_string(),
-            opened: Scheme::chunks().to_string(),
-        });
-    }
-    if let Some(&row) = rows.iter().find(|&&row| row as u64 >= n_rows) {
-        return Err(VerifyError::RowOutOfRange { row, rows: n_rows });
-    }
-    if opening.log_rows != log_rows || opening.lanes != lanes as u64 {
-        return Err(VerifyError::ShapeMismatch {
-            log_rows,
-            lanes,
-            found_log_rows: opening.log_rows,
-            found_lanes: opening.lanes,
-        });
-    }
-    if opening.rows.len() != rows.len() || opening.rows.iter().zip(rows).any(|(&a, &b)| a != b as u64) {
-        return Err(VerifyError::RowsMismatch {
-            found: opening.rows.clone(),
-        });
-    }
-
+    let (row_bytes, len) = (codeword.row_bytes(), codeword.bytes());
     // A codeword shape has at least one 8-byte word and at most 2^62 bytes, and the rows are in
     // range: the tree and its chunks exist.
     let shape = TreeShape::new(len).expect("a codeword has at least one byte");
@@ -84,48 +77,9 @@ pub fn verify(
             found: opening.chunks.len() as u64,
         });
     }
-
-    let root = if shape.top() == 0 {
-        if !opening.siblings.is_empty() {
-            return Err(VerifyError::SiblingCount {
-                expected: 0,
-                found: opening.siblings.len() as u64,
-            });
-        }
-        *blake3::hash(&opening.chunks).as_bytes()
-    } else {
-        // The chunk count is now bounded by the proof's size.
-        let leaves = chunks
-            .iter()
-            .zip(opening.chunks.chunks(CHUNK_BYTES as usize))
-            .map(|(c, bytes)| {
-                let cv = subtree_cv(c * CHUNK_BYTES, bytes).expect("one whole chunk at a chunk's offset");
-                (c, cv)
-            })
-            .collect();
-        let mut used = 0usize;
-        let root = fold_root(&shape, leaves, |_, _| {
-            let cv = opening.siblings.get(used).copied().unwrap_or_default();
-            used += 1;
-            Ok::<_, std::convert::Infallible>(cv)
-        });
-        if used != opening.siblings.len() {
-            return Err(VerifyError::SiblingCount {
-                expected: used as u64,
-                found: opening.siblings.len() as u64,
-            });
-        }
-        match root {
-            Ok(root) => {
-                root.expect("distinct chunks in range of a tree of two or more chunks fold to its root")
-            }
-            Err(never) => match never {},
-        }
-    };
-    if root != commitment.root() {
+    if chunk_root(&shape, &chunks, opening)? != commitment.root() {
         return Err(VerifyError::RootMismatch);
     }
-
     Ok(rows
         .iter()
         .map(|&row| {
@@ -141,4 +95,47 @@ pub fn verify(
                 .collect()
         })
         .collect())
+}
+
+/// The root the opening's chunks (as many bytes as `chunks` spans) and siblings fold to.
+///
+/// # Errors
+/// [`VerifyError::SiblingCount`] when the walk uses another number of siblings than it has.
+fn chunk_root(shape: &TreeShape, chunks: &ChunkSet, opening: &Opening) -> Result<[u8; 32], VerifyError> {
+    if shape.top() == 0 {
+        if !opening.siblings.is_empty() {
+            return Err(VerifyError::SiblingCount {
+                expected: 0,
+                found: opening.siblings.len() as u64,
+            });
+        }
+        return Ok(*blake3::hash(&opening.chunks).as_bytes());
+    }
+    // The chunk count is now bounded by the proof's size.
+    let leaves = chunks
+        .iter()
+        .zip(opening.chunks.chunks(CHUNK_BYTES as usize))
+        .map(|(c, bytes)| {
+            let cv = subtree_cv(c * CHUNK_BYTES, bytes).expect("one whole chunk at a chunk's offset");
+            (c, cv)
+        })
+        .collect();
+    let mut used = 0usize;
+    let root = fold_root(shape, leaves, |_, _| {
+        let cv = opening.siblings.get(used).copied().unwrap_or_default();
+        used += 1;
+        Ok::<_, std::convert::Infallible>(cv)
+    });
+    if used != opening.siblings.len() {
+        return Err(VerifyError::SiblingCount {
+            expected: used as u64,
+            found: opening.siblings.len() as u64,
+        });
+    }
+    match root {
+        Ok(root) => {
+            Ok(root.expect("distinct chunks in range of a tree of two or more chunks fold to its root"))
+        }
+        Err(never) => match never {},
+    }
 }

@@ -79,7 +79,7 @@ pub(crate) fn run(args: OpenArgs) -> Result<(), CliError> {
             .layout(w.layout.into())
             .scheme(scheme),
     )?;
-    let proof = data.prove(&args.rows.0)?.to_bytes();
+    let proof = data.open(&args.rows.0)?.to_bytes();
     files::write_bytes(&args.output, &proof)?;
     if let Some(arg) = &args.commitment {
         commitment_file::write(arg, &commitment)?;

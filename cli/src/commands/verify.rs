@@ -101,7 +101,7 @@ pub(crate) fn run(args: VerifyArgs) -> Result<(), CliError> {
         rows: Vec::new(),
         reason: None,
     };
-    let verified = ntt_pcs::verify_proof(&commitment, rows, &opening);
+    let verified = ntt_pcs::verify(&commitment, rows, &opening);
     drop(span);
     let opened = match verified {
         Ok(opened) => opened,

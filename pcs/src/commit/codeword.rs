@@ -48,15 +48,15 @@ pub fn commit_codeword(codeword: Vec<u64>, lanes: usize) -> Result<(Commitment, 
 /// [`CommitError::TreeAllocation`] when the allocator refuses them.
 ///
 /// ```
-/// use ntt_pcs::{HashKind, Scheme, commit_codeword_with, verify_proof};
+/// use ntt_pcs::{HashKind, Scheme, commit_codeword_with, verify};
 ///
 /// let codeword: Vec<u64> = (0..4 << 6).map(|w: u64| w.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
 /// let scheme = Scheme::rows(HashKind::Keccak, 2)?;
 /// let (commitment, prover) = commit_codeword_with(codeword, 4, scheme)?;
 /// assert_eq!(commitment.cap().len(), 4);
-/// let proof = prover.prove(&[63, 5])?;
-/// let rows = verify_proof(&commitment, &[63, 5], &proof)?;
-/// assert_eq!(rows[1], prover.codeword()[20..24]);
+/// let proof = prover.open(&[63, 5])?;
+/// let rows = verify(&commitment, &[5, 63], &proof)?;
+/// assert_eq!(rows[0], prover.codeword()[20..24]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn commit_codeword_with(

@@ -145,7 +145,7 @@ fn ensure_memory(shape: Shape, tree: TreeKind, fresh: bool) -> Result<(), ShapeE
 /// that finished it (see [`StreamingHasher`]).
 ///
 /// ```
-/// use ntt_pcs::{CommitParams, Committer, Encoder, Opening, verify};
+/// use ntt_pcs::{CommitParams, Committer, Encoder, Proof, verify};
 ///
 /// let committer = Committer::new(Encoder::builder().workers(2).build()?);
 ///
@@ -160,7 +160,7 @@ fn ensure_memory(shape: Shape, tree: TreeKind, fresh: bool) -> Result<(), ShapeE
 /// assert_eq!(commitment.root(), *blake3::hash(&bytes).as_bytes());
 ///
 /// let opening = prover.open(&[255, 0, 17])?;
-/// let rows = verify(&commitment, &[255, 0, 17], &Opening::from_bytes(&opening.to_bytes())?)?;
+/// let rows = verify(&commitment, &[255, 0, 17], &Proof::from_bytes(&opening.to_bytes())?)?;
 /// assert_eq!(rows[2], prover.codeword()[17 * 8..18 * 8]);
 ///
 /// // The next commit reuses the codeword buffer (no page faults).

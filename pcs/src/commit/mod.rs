@@ -24,9 +24,11 @@ pub use buffer::DEFAULT_POOL_CAP_BYTES;
 pub use codeword::{commit_codeword, commit_codeword_with};
 pub use committer::{CommitError, Committer};
 pub use ntt_verify::{
-    COMMITMENT_FORMAT_VERSION, Commitment, HashKind, Opening, Proof, ProofDecodeError, RootHexError,
-    RowOpening, Scheme, SchemeError, TreeKind, VerifyError, verify, verify_proof, verify_rows,
+    COMMITMENT_FORMAT_VERSION, Commitment, HashKind, Opening, Proof, ProofDecodeError, ProofRef,
+    RootHexError, RowOpening, Scheme, SchemeError, TreeKind, VerifyError, verify,
 };
+#[allow(deprecated)]
+pub use ntt_verify::{verify_proof, verify_rows};
 pub use prover::{CommitTimings, OpenError, ProverData};
 pub use rows::row_tree_bytes;
 pub use stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};

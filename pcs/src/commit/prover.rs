@@ -30,7 +30,7 @@ pub enum OpenError {
         rows: usize,
     },
     /// The codeword was committed with another tree than the opening asked for.
-    #[error("the codeword was committed with the {committed} tree; open it with `prove`")]
+    #[error("the codeword was committed with the {committed} tree; open it with `open`")]
     WrongTree {
         /// The committed tree.
         committed: TreeKind,
@@ -136,17 +136,13 @@ impl ProverData {
         }
     }
 
-    /// Opens `rows` (any order, repeats allowed) with whichever tree the codeword was committed
-    /// with: [`open`](Self::open) for the chunk tree, [`open_rows`](Self::open_rows) for a row
-    /// tree.
+    /// Opens `rows`: [`open`](Self::open).
     ///
     /// # Errors
-    /// As for those.
+    /// As for [`open`](Self::open).
+    #[deprecated(note = "use `open`, which opens either tree")]
     pub fn prove(&self, rows: &[usize]) -> Result<Proof, OpenError> {
-        match &self.tree {
-            ProverTree::Chunks(_) => self.open(rows).map(Proof::Chunks),
-            ProverTree::Rows(_) => self.open_rows(rows).map(Proof::Rows),
-        }
+        self.open(rows)
     }
 
     /// Opens `rows` (any order, repeats allowed) of a codeword committed with a row tree: the
@@ -155,12 +151,11 @@ impl ProverData {
     /// # Errors
     /// [`OpenError::NoRows`], [`OpenError::RowOutOfRange`], or [`OpenError::WrongTree`] for a
     /// codeword committed with the chunk tree.
+    #[deprecated(note = "use `open`, which opens either tree and returns a `Proof`")]
     pub fn open_rows(&self, rows: &[usize]) -> Result<RowOpening, OpenError> {
-        let _span = tracing::debug_span!("open_rows", rows = rows.len()).entered();
-        self.check_rows(rows)?;
-        match &self.tree {
-            ProverTree::Rows(tree) => Ok(tree.open(&self.codeword, rows)),
-            ProverTree::Chunks(_) => Err(OpenError::WrongTree {
+        match self.open(rows)? {
+            Proof::Rows(opening) => Ok(opening),
+            _ => Err(OpenError::WrongTree {
                 committed: TreeKind::Chunks,
             }),
         }
@@ -182,23 +177,25 @@ impl ProverData {
         std::mem::take(&mut self.codeword)
     }
 
-    /// Opens `rows` (any order, repeats allowed): the opening carries the chunks that hold them
-    /// and the sibling chaining values up to the root.
+    /// Opens `rows` (any order, repeats allowed) with whichever tree the codeword was committed
+    /// with: for the chunk tree, the chunks that hold them and the sibling chaining values up to
+    /// the root; for a row tree, the distinct rows and the sibling digests up to the cap, each
+    /// sent once. [`verify`](crate::verify) checks either.
     ///
     /// # Errors
     /// [`OpenError::NoRows`] for an empty list, [`OpenError::RowOutOfRange`] for an index past
-    /// the last row, [`OpenError::WrongTree`] for a codeword committed with a row tree.
-    pub fn open(&self, rows: &[usize]) -> Result<Opening, OpenError> {
+    /// the last row.
+    pub fn open(&self, rows: &[usize]) -> Result<Proof, OpenError> {
         let _span = tracing::debug_span!("open", rows = rows.len()).entered();
         self.check_rows(rows)?;
-        let tree = match &self.tree {
-            ProverTree::Chunks(tree) => tree,
-            ProverTree::Rows(_) => {
-                return Err(OpenError::WrongTree {
-                    committed: TreeKind::Rows,
-                });
-            }
-        };
+        Ok(match &self.tree {
+            ProverTree::Chunks(tree) => Proof::Chunks(self.open_chunks(tree, rows)),
+            ProverTree::Rows(tree) => Proof::Rows(tree.open(&self.codeword, rows)),
+        })
+    }
+
+    /// [`open`](Self::open) of the chunk tree `tree`, for rows in range.
+    fn open_chunks(&self, tree: &ChainingTree, rows: &[usize]) -> Opening {
         let shape = *tree.shape();
         let bytes = le_bytes(&self.codeword);
         let row_bytes = 8 * self.commitment.lanes() as u64;
@@ -230,12 +227,12 @@ impl ProverData {
                 "stored tree disagrees with the root"
             );
         }
-        Ok(Opening::new(
+        Opening::new(
             self.commitment.log_rows(),
             self.commitment.lanes() as u64,
             rows.iter().map(|&r| r as u64).collect(),
             chunk_bytes,
             siblings,
-        ))
+        )
     }
 }

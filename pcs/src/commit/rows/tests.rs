@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use crate::commit::commit_codeword_with;
 use crate::test_words::words;
 use crate::{CommitParams, Committer, Encoder};
-use ntt_verify::{HashKind, Proof, Scheme, verify_proof, verify_rows};
+use ntt_verify::{HashKind, Proof, Scheme, verify};
 
 type P3Mmcs<H> =
     MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>, CompressionFunctionFromHasher<H, 2, 32>, 2, 32>;
@@ -60,21 +60,23 @@ fn check(hash: HashKind, log_rows: u32, lanes: usize, cap_height: u32, rows: &[u
 
     // One row at a time, the opening's siblings are Plonky3's path.
     for (&row, path) in rows.iter().zip(&paths) {
-        let opening = prover.open_rows(&[row]).expect("opens");
+        let Proof::Rows(opening) = prover.open(&[row]).expect("opens") else {
+            panic!("a row-tree proof")
+        };
         assert_eq!(opening.siblings(), path.as_slice(), "row {row}");
         assert_eq!(
-            verify_rows(&commitment, &[row], &opening).expect("holds"),
+            verify(&commitment, &[row], &opening).expect("holds"),
             [codeword[row * lanes..(row + 1) * lanes].to_vec()]
         );
     }
     // All together: shared siblings, never more than Plonky3's paths.
-    let proof = prover.prove(rows).expect("opens");
+    let proof = prover.open(rows).expect("opens");
     let Proof::Rows(opening) = &proof else {
         panic!("a row-tree proof")
     };
     assert!(opening.siblings().len() <= paths.iter().map(Vec::len).sum::<usize>());
     let decoded = Proof::from_bytes(&proof.to_bytes()).expect("decodes");
-    let opened = verify_proof(&commitment, rows, &decoded).expect("holds");
+    let opened = verify(&commitment, rows, &decoded).expect("holds");
     for (&row, words) in rows.iter().zip(opened) {
         assert_eq!(words, codeword[row * lanes..(row + 1) * lanes]);
     }
@@ -132,9 +134,9 @@ fn the_fused_commit_matches_the_finished_codeword_and_forgeries_fail() {
             assert_eq!(commitment.scheme(), scheme);
 
             let rows = [0, 5, 5, 17];
-            let proof = prover.prove(&rows).expect("opens").to_bytes();
+            let proof = prover.open(&rows).expect("opens").to_bytes();
             let proof = Proof::from_bytes(&proof).expect("decodes");
-            verify_proof(&commitment, &rows, &proof).expect("holds");
+            verify(&commitment, &rows, &proof).expect("holds");
             // A changed word, sibling or row index is refused.
             let Proof::Rows(opening) = proof else {
                 panic!("row proof")
@@ -143,12 +145,15 @@ fn the_fused_commit_matches_the_finished_codeword_and_forgeries_fail() {
             let at = bytes.len() - 1;
             bytes[at] ^= 1;
             let forged = Proof::from_bytes(&bytes).expect("decodes");
-            assert!(verify_proof(&commitment, &rows, &forged).is_err());
+            assert!(verify(&commitment, &rows, &forged).is_err());
             let mut bytes = opening.to_bytes();
             bytes[44 + 8 * rows.len()] ^= 1;
             let forged = Proof::from_bytes(&bytes).expect("decodes");
-            assert!(verify_proof(&commitment, &rows, &forged).is_err());
-            assert!(verify_proof(&commitment, &[0, 5, 5, 16], &Proof::Rows(opening.clone())).is_err());
+            assert!(verify(&commitment, &rows, &forged).is_err());
+            assert!(verify(&commitment, &[0, 5, 5, 16], &opening).is_err());
+            // The same rows asked in another order, or with other repeats, are the same request.
+            let shuffled = verify(&commitment, &[17, 5, 0], &opening).expect("holds");
+            assert_eq!(shuffled[0], prover.codeword()[17 * lanes..18 * lanes]);
             // The other hash, another cap height, or the chunk tree's verifier refuse it too.
             let other = Scheme::rows(
                 if hash == HashKind::Keccak {
@@ -161,8 +166,8 @@ fn the_fused_commit_matches_the_finished_codeword_and_forgeries_fail() {
             .expect("scheme");
             let (other_commitment, _) =
                 commit_codeword_with(prover.codeword().to_vec(), lanes, other).expect("commits");
-            assert!(verify_rows(&other_commitment, &rows, &opening).is_err());
-            assert!(prover.open(&rows).is_err());
+            assert!(verify(&other_commitment, &rows, &opening).is_err());
+            assert!(matches!(prover.open(&rows), Ok(Proof::Rows(_))));
         }
     }
 }

@@ -1,0 +1,97 @@
+//! What every opening says about itself before its proof data, and the one check of a request
+//! against it that both trees' verifiers share.
+
+use crate::commitment::Commitment;
+use crate::error::VerifyError;
+use crate::scheme::{HashKind, Scheme, TreeKind};
+
+/// The scheme an opening was made for, the codeword's shape it claims, and the rows it was
+/// made for.
+pub(crate) struct OpeningHeader<'a> {
+    /// The tree, hash and cap height, as the opening carries them (a chunk-tree opening carries
+    /// none: they are [`Scheme::chunks`]'s).
+    pub(crate) tree: TreeKind,
+    pub(crate) hash: HashKind,
+    pub(crate) cap_height: u32,
+    pub(crate) log_rows: u32,
+    pub(crate) lanes: u64,
+    /// The rows the opening was made for, in the order they were asked.
+    pub(crate) rows: &'a [u64],
+}
+
+impl OpeningHeader<'_> {
+    /// The header of a chunk-tree opening.
+    pub(crate) fn chunks(log_rows: u32, lanes: u64, rows: &[u64]) -> OpeningHeader<'_> {
+        let scheme = Scheme::chunks();
+        OpeningHeader {
+            tree: scheme.tree(),
+            hash: scheme.hash(),
+            cap_height: scheme.cap_height(),
+            log_rows,
+            lanes,
+            rows,
+        }
+    }
+
+    /// Checks a request for `rows` (any order, repeats allowed) of the codeword committed to by
+    /// `commitment` against this opening: some rows, each in range, the commitment's scheme and
+    /// shape, and the same rows as the opening was made for (as a set: the order and repeats of
+    /// the request are the caller's). Returns the distinct rows in increasing order.
+    ///
+    /// # Errors
+    /// [`VerifyError::NoRows`], [`VerifyError::RowOutOfRange`], [`VerifyError::SchemeMismatch`],
+    /// [`VerifyError::ShapeMismatch`] or [`VerifyError::RowsMismatch`], in that order.
+    pub(crate) fn check(&self, commitment: &Commitment, rows: &[usize]) -> Result<Vec<u64>, VerifyError> {
+        let codeword = commitment.shape();
+        let (log_rows, lanes, n_rows) = (codeword.log_rows(), codeword.lanes(), codeword.rows());
+        if rows.is_empty() {
+            return Err(VerifyError::NoRows);
+        }
+        if let Some(&row) = rows.iter().find(|&&row| row as u64 >= n_rows) {
+            return Err(VerifyError::RowOutOfRange { row, rows: n_rows });
+        }
+        let scheme = commitment.scheme();
+        if (scheme.tree(), scheme.hash(), scheme.cap_height()) != (self.tree, self.hash, self.cap_height) {
+            return Err(VerifyError::SchemeMismatch {
+                committed: scheme.to_string(),
+                opened: self.scheme_name(),
+            });
+        }
+        if self.log_rows != log_rows || self.lanes != lanes as u64 {
+            return Err(VerifyError::ShapeMismatch {
+                log_rows,
+                lanes,
+                found_log_rows: self.log_rows,
+                found_lanes: self.lanes,
+            });
+        }
+        let distinct = distinct(rows.iter().map(|&r| r as u64));
+        if distinct != self.distinct_rows() {
+            return Err(VerifyError::RowsMismatch {
+                found: self.rows.to_vec(),
+            });
+        }
+        Ok(distinct)
+    }
+
+    /// The distinct rows the opening was made for, in increasing order.
+    fn distinct_rows(&self) -> Vec<u64> {
+        distinct(self.rows.iter().copied())
+    }
+
+    /// The opening's scheme, as [`Scheme`]'s `Display` names it.
+    fn scheme_name(&self) -> String {
+        match self.tree {
+            TreeKind::Chunks => Scheme::chunks().to_string(),
+            TreeKind::Rows => format!("{} row tree, cap height {}", self.hash, self.cap_height),
+        }
+    }
+}
+
+/// The distinct values of `rows`, in increasing order.
+fn distinct(rows: impl Iterator<Item = u64>) -> Vec<u64> {
+    let mut rows: Vec<u64> = rows.collect();
+    rows.sort_unstable();
+    rows.dedup();
+    rows
+}
