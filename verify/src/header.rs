@@ -79,12 +79,13 @@ impl OpeningHeader<'_> {
         distinct(self.rows.iter().copied())
     }
 
-    /// The opening's scheme, as [`Scheme`]'s `Display` names it.
+    /// The opening's scheme, as [`Scheme`]'s `Display` names it (a row tree's cap height may be
+    /// one no scheme takes).
     fn scheme_name(&self) -> String {
-        match self.tree {
-            TreeKind::Chunks => Scheme::chunks().to_string(),
-            TreeKind::Rows => format!("{} row tree, cap height {}", self.hash, self.cap_height),
-        }
+        Scheme::new(self.tree, self.hash, self.cap_height).map_or_else(
+            |_| format!("{} row tree, cap height {}", self.hash, self.cap_height),
+            |scheme| scheme.to_string(),
+        )
     }
 }
 

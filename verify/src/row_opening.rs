@@ -28,6 +28,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ProofDecodeError;
+use crate::header::OpeningHeader;
 use crate::hex_serde;
 use crate::row_hash::{Digest, node_digest};
 use crate::scheme::{HashKind, Scheme, TreeKind};
@@ -113,6 +114,19 @@ impl RowOpening {
     /// The sibling digests.
     pub fn siblings(&self) -> &[Digest] {
         &self.siblings
+    }
+
+    /// What the opening says about itself: a row tree with its hash and cap height, the
+    /// codeword's shape and the rows asked.
+    pub(crate) fn header(&self) -> OpeningHeader<'_> {
+        OpeningHeader {
+            tree: TreeKind::Rows,
+            hash: self.hash,
+            cap_height: self.cap_height,
+            log_rows: self.log_rows,
+            lanes: self.lanes,
+            rows: &self.rows,
+        }
     }
 
     /// The opening in the binary format of `docs/FORMAT.md`.

@@ -2,11 +2,9 @@
 
 use crate::commitment::Commitment;
 use crate::error::VerifyError;
-use crate::header::OpeningHeader;
 use crate::proof::Proof;
 use crate::row_hash::leaf_digest;
 use crate::row_opening::{RowOpening, fold_to_cap};
-use crate::scheme::TreeKind;
 
 /// Checks a row-tree opening: [`verify`](crate::verify), which takes it as it takes any proof.
 ///
@@ -44,15 +42,7 @@ pub(crate) fn verify_row_tree(
     rows: &[usize],
     opening: &RowOpening,
 ) -> Result<Vec<Vec<u64>>, VerifyError> {
-    let header = OpeningHeader {
-        tree: TreeKind::Rows,
-        hash: opening.hash,
-        cap_height: opening.cap_height,
-        log_rows: opening.log_rows,
-        lanes: opening.lanes,
-        rows: &opening.rows,
-    };
-    let distinct = header.check(commitment, rows)?;
+    let distinct = opening.header().check(commitment, rows)?;
     let scheme = commitment.scheme();
     let codeword = commitment.shape();
     let (log_rows, lanes) = (codeword.log_rows(), codeword.lanes());
