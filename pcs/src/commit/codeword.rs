@@ -2,13 +2,11 @@
 
 use std::time::Instant;
 
-use super::committer::CommitError;
-use super::prover::{CommitTimings, ProverData, ProverTree};
-use super::rows::{RowTreeHasher, row_tree_bytes};
-use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
-use crate::shape::{Shape, memory};
-use crate::sink::RowSink;
-use ntt_verify::{Commitment, Scheme, TreeKind};
+use super::committer::{CommitError, Sink, ensure_memory};
+use super::prover::{CommitTimings, ProverData};
+use super::stream::DEFAULT_PIECE_LEVEL;
+use crate::shape::Shape;
+use ntt_verify::{Commitment, Scheme};
 
 /// Rows hashed per block when hashing a stored codeword: about 64 KiB.
 const BLOCK_BYTES: usize = 64 << 10;
@@ -66,35 +64,21 @@ pub fn commit_codeword_with(
 ) -> Result<(Commitment, ProverData), CommitError> {
     let started = Instant::now();
     // A codeword already in memory: any rate made it, so rate 0 stands for "no expansion".
-    let shape = Shape::of_codeword(codeword.len(), lanes, 0)?.codeword();
+    let codeword_shape = Shape::of_codeword(codeword.len(), lanes, 0)?;
+    let shape = codeword_shape.codeword();
     let log_rows = shape.log_rows();
     let log_block_rows = (BLOCK_BYTES / (8 * lanes)).max(1).ilog2().min(log_rows);
     let (cap, tree) = {
         let _span = tracing::debug_span!("hash", log_rows, lanes).entered();
-        let blocks = codeword.chunks(lanes << log_block_rows).enumerate();
-        match scheme.tree() {
-            TreeKind::Chunks => {
-                let hasher = StreamingHasher::new(shape, log_block_rows)?;
-                for (k, block) in blocks {
-                    hasher
-                        .absorb(k << log_block_rows, block)
-                        .expect("the codeword's own aligned blocks, each once");
-                }
-                let (root, tree) = hasher.into_tree(DEFAULT_PIECE_LEVEL)?;
-                (vec![root], ProverTree::Chunks(tree))
-            }
-            TreeKind::Rows => {
-                memory::ensure_available("a row tree", row_tree_bytes(shape))?;
-                let hasher = RowTreeHasher::new(scheme, shape, log_block_rows)?;
-                for (k, block) in blocks {
-                    hasher
-                        .absorb(k << log_block_rows, block)
-                        .expect("the codeword's own aligned blocks, each once");
-                }
-                let (cap, tree) = hasher.finish(None)?;
-                (cap, ProverTree::Rows(tree))
-            }
+        ensure_memory(codeword_shape, scheme.tree(), false)?;
+        let sink = Sink::new(scheme, shape, log_block_rows, DEFAULT_PIECE_LEVEL)?;
+        for (k, block) in codeword.chunks(lanes << log_block_rows).enumerate() {
+            sink.as_row_sink()
+                .absorb(k << log_block_rows, block)
+                .expect("the codeword's own aligned blocks, each once");
         }
+        let (_, cap, tree) = sink.finish(None, DEFAULT_PIECE_LEVEL)?;
+        (cap, tree)
     };
     let commitment =
         Commitment::with_cap(scheme, cap, shape).map_err(|e| CommitError::Internal(e.to_string()))?;

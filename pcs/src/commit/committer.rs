@@ -15,35 +15,37 @@ use crate::sink::RowSink;
 use ntt_runtime::ThreadPool;
 use ntt_runtime::touch;
 use ntt_verify::row_hash::Digest;
-use ntt_verify::{Commitment, Scheme, TreeKind};
+use ntt_verify::{CodewordShape, Commitment, Scheme, TreeKind};
 
-/// The sink of one commit: the chunk tree's streaming hasher or the row tree's.
-enum Sink {
+/// The sink of one commit: the chunk tree's streaming hasher or the row tree's. The one place a
+/// commit matches on the scheme's tree; [`commit_codeword_with`](super::commit_codeword_with)
+/// shares it.
+pub(super) enum Sink {
     Chunks(StreamingHasher),
     Rows(RowTreeHasher),
 }
 
 impl Sink {
-    /// The sink of `scheme`'s tree over `shape`'s codeword, taking blocks of
-    /// 2^`log_block_rows` rows; a chunk tree keeps its nodes from `stored_level` up.
-    fn new(
+    /// The sink of `scheme`'s tree over `shape`, taking blocks of 2^`log_block_rows` rows; a
+    /// chunk tree keeps its nodes from `stored_level` up.
+    pub(super) fn new(
         scheme: Scheme,
-        shape: Shape,
+        shape: CodewordShape,
         log_block_rows: u32,
         stored_level: u32,
     ) -> Result<Self, CommitError> {
         Ok(match scheme.tree() {
             TreeKind::Chunks => Sink::Chunks(StreamingHasher::with_piece_level(
-                shape.codeword(),
+                shape,
                 log_block_rows,
                 stored_level,
             )?),
-            TreeKind::Rows => Sink::Rows(RowTreeHasher::new(scheme, shape.codeword(), log_block_rows)?),
+            TreeKind::Rows => Sink::Rows(RowTreeHasher::new(scheme, shape, log_block_rows)?),
         })
     }
 
     /// The sink as the encoder takes it.
-    fn as_row_sink(&self) -> &dyn RowSink {
+    pub(super) fn as_row_sink(&self) -> &dyn RowSink {
         match self {
             Sink::Chunks(h) => h,
             Sink::Rows(h) => h,
@@ -51,10 +53,11 @@ impl Sink {
     }
 
     /// The finished tree: the time its hashing kept workers busy, its cap and the prover's
-    /// tree. A row tree's levels above the blocks run on the whole `pool`.
-    fn finish(
+    /// tree. A row tree's levels above the blocks run on the whole `pool`, or on the calling
+    /// thread without one.
+    pub(super) fn finish(
         self,
-        pool: &ThreadPool,
+        pool: Option<&ThreadPool>,
         stored_level: u32,
     ) -> Result<(Duration, Vec<Digest>, ProverTree), CommitError> {
         let _span = tracing::debug_span!("merge").entered();
@@ -66,8 +69,8 @@ impl Sink {
             }
             Sink::Rows(hasher) => {
                 let (busy, upper) = (hasher.busy_time(), Instant::now());
-                let (cap, tree) = hasher.finish(Some(pool))?;
-                let workers = pool.num_workers().max(1) as u32;
+                let (cap, tree) = hasher.finish(pool)?;
+                let workers = pool.map_or(1, |p| p.num_workers().max(1)) as u32;
                 Ok((busy + upper.elapsed() * workers, cap, ProverTree::Rows(tree)))
             }
         }
@@ -125,7 +128,7 @@ pub enum CommitError {
 
 /// Refuses a commit of `shape` with a `tree` whose buffers the machine cannot offer now: the
 /// codeword, when a `fresh` one must be allocated, and a row tree's digests.
-fn ensure_memory(shape: Shape, tree: TreeKind, fresh: bool) -> Result<(), ShapeError> {
+pub(super) fn ensure_memory(shape: Shape, tree: TreeKind, fresh: bool) -> Result<(), ShapeError> {
     let codeword = if fresh { shape.codeword_bytes() } else { 0 };
     match tree {
         TreeKind::Chunks if fresh => memory::ensure_available("the codeword", codeword),
@@ -305,7 +308,12 @@ impl Committer {
         let words = shape.codeword_words();
         ensure_memory(shape, scheme.tree(), buffer.capacity() < words)?;
         let plan = self.encoder.plan(shape, layout);
-        let sink = Sink::new(scheme, shape, plan.sink_block_log_rows(), self.stored_level)?;
+        let sink = Sink::new(
+            scheme,
+            shape.codeword(),
+            plan.sink_block_log_rows(),
+            self.stored_level,
+        )?;
 
         let allocating = Instant::now();
         let first_touch = {
@@ -341,7 +349,7 @@ impl Committer {
             None => first_touch.map(|t| t.workers),
         };
 
-        let (busy, cap, tree) = sink.finish(self.encoder.pool(), self.stored_level)?;
+        let (busy, cap, tree) = sink.finish(Some(self.encoder.pool()), self.stored_level)?;
         let commitment = Commitment::with_cap(scheme, cap, shape.codeword())
             .map_err(|e| CommitError::Internal(e.to_string()))?
             .with_basis(self.encoder.domain().basis().name());

@@ -156,7 +156,7 @@ impl ProverData {
         match self.open(rows)? {
             Proof::Rows(opening) => Ok(opening),
             _ => Err(OpenError::WrongTree {
-                committed: TreeKind::Chunks,
+                committed: self.commitment.scheme().tree(),
             }),
         }
     }
