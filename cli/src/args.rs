@@ -1,6 +1,7 @@
 //! Flags shared by several commands. One name per concept: `--input`, `--output`, `--lanes`,
 //! `--log-inv-rate`, `--log-n`, `--threads`, `--pin`, `--repeat`, `--json` mean the same
-//! everywhere, and so do the short forms `-i` (input), `-o` (output) and `-j` (threads).
+//! everywhere, and so do the short forms `-i` (input), `-o` (output) and `-j` (threads). A
+//! witness file may also be given positionally (`ntt commit w.bin`).
 
 use crate::files::FileArg;
 use clap::{Args, ValueEnum};
@@ -102,11 +103,6 @@ pub(crate) struct EngineArgs {
 }
 
 impl EngineArgs {
-    /// `threads` workers, pinned by default.
-    pub(crate) fn with_threads(threads: Option<usize>) -> Self {
-        Self { threads, pin: None }
-    }
-
     /// The pinning `--pin` asks for, else `NTT_PIN`'s (`None`: the pool's default).
     ///
     /// # Errors
@@ -122,9 +118,17 @@ impl EngineArgs {
 /// A witness file and how to read it as a message.
 #[derive(Clone, Debug, Args)]
 pub(crate) struct WitnessArgs {
-    /// Raw little-endian u64 words; `-` reads standard input (pipes and `<(...)` work too).
+    /// Raw little-endian u64 words; `-` reads standard input (pipes and `<(...)` work too). The
+    /// same as --input.
+    #[arg(
+        value_name = "FILE",
+        required_unless_present = "input",
+        conflicts_with = "input"
+    )]
+    pub input_file: Option<FileArg>,
+    /// The witness file, as the positional FILE.
     #[arg(short, long, value_name = "FILE")]
-    pub input: FileArg,
+    pub input: Option<FileArg>,
     /// Lanes (independent codewords) per row.
     #[arg(long, value_name = "N")]
     pub lanes: usize,
@@ -136,6 +140,16 @@ pub(crate) struct WitnessArgs {
     pub layout: Layout,
     #[command(flatten)]
     pub expansion: ExpansionArgs,
+}
+
+impl WitnessArgs {
+    /// The witness file, given positionally or with --input (clap requires one of them).
+    pub(crate) fn input(&self) -> &FileArg {
+        self.input_file
+            .as_ref()
+            .or(self.input.as_ref())
+            .expect("clap requires FILE or --input")
+    }
 }
 
 /// Whether a codeword may be more than 16 times its witness.

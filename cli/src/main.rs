@@ -35,9 +35,17 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "ntt", version, propagate_version = true)]
 #[command(
-    after_help = "Environment: NTT_THREADS, NTT_BACKEND, NTT_COLUMNS, NTT_TOPOLOGY, NTT_WISDOM, \
-    NTT_HUGE_PAGES (auto|always|never: the pages of fresh buffers), NTT_FIRST_TOUCH \
-    (populate|write|passes), NTT_LOG (e.g. NTT_LOG=debug prints each stage's and pass's time)."
+    after_help = "Environment (every NTT_* variable ntt reads; README lists their values):
+  NTT_THREADS       worker threads (--threads overrides it)
+  NTT_PIN           none|cores|pus: how workers are pinned (--pin overrides it)
+  NTT_IDLE_SPIN_US  microseconds an idle worker looks for work before it parks
+  NTT_BACKEND       the kernel backend (portable, pclmul, avx2, avx512, neon)
+  NTT_COLUMNS       where the kernels start a row's full columns
+  NTT_TOPOLOGY      sysfs|defaults; xml:FILE or synthetic:… plans for another machine
+  NTT_WISDOM        the wisdom file (`off` reads none)
+  NTT_HUGE_PAGES    auto|always|never: the pages of fresh buffers
+  NTT_FIRST_TOUCH   populate|write|passes: who faults in a fresh buffer
+  NTT_LOG           a tracing filter: NTT_LOG=info times each stage, =debug each pass too"
 )]
 struct Cli {
     #[command(subcommand)]

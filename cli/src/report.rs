@@ -23,6 +23,25 @@ pub(crate) fn json<T: Serialize>(body: &T) -> Result<String, CliError> {
     Ok(text + "\n")
 }
 
+/// `n` and the noun, singular when `n` is 1: `count(1, "thread")` is `1 thread`, and
+/// `count(2, "thread")` is `2 threads`.
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
+/// A duration in milliseconds, rounded to the microsecond: every time the JSON prints.
+pub(crate) fn ms(d: std::time::Duration) -> f64 {
+    round_ms(d.as_secs_f64() * 1e3)
+}
+
+/// Milliseconds rounded to the microsecond (the nearest `f64` to a three-decimal number).
+pub(crate) fn round_ms(ms: f64) -> f64 {
+    (ms * 1e3).round() / 1e3
+}
+
 /// Renames the key `workers` (a worker count, as the library names it) to `threads`, as the
 /// flag is named, throughout a JSON value.
 pub(crate) fn workers_as_threads(value: &mut serde_json::Value) {
@@ -43,6 +62,25 @@ pub(crate) fn workers_as_threads(value: &mut serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_is_singular() {
+        assert_eq!(count(1, "thread"), "1 thread");
+        assert_eq!(count(0, "row"), "0 rows");
+        assert_eq!(count(3, "PU"), "3 PUs");
+    }
+
+    #[test]
+    fn times_are_rounded_to_the_microsecond() {
+        use std::time::Duration;
+        assert_eq!(ms(Duration::from_nanos(1_234_567)), 1.235);
+        assert_eq!(ms(Duration::from_nanos(499)), 0.0);
+        assert_eq!(round_ms(2.0005000001), 2.001);
+        assert_eq!(
+            serde_json::to_string(&ms(Duration::from_nanos(12_345_678))).unwrap(),
+            "12.346"
+        );
+    }
 
     #[test]
     fn version_comes_first_and_workers_become_threads() {

@@ -3,7 +3,8 @@
 use serde::Serialize;
 use std::time::Duration;
 
-/// Median, minimum and maximum of a set of durations, in milliseconds.
+/// Median, minimum and maximum of a set of durations, in milliseconds rounded to the
+/// microsecond.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub(crate) struct Spread {
     pub median: f64,
@@ -15,13 +16,13 @@ impl Spread {
     /// # Panics
     /// If `samples` is empty (callers always run at least once).
     pub(crate) fn of(samples: &[Duration]) -> Self {
-        let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        let mut ms: Vec<f64> = samples.iter().map(|&d| crate::report::ms(d)).collect();
         ms.sort_by(f64::total_cmp);
         let n = ms.len();
         let median = if n % 2 == 1 {
             ms[n / 2]
         } else {
-            (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+            crate::report::round_ms((ms[n / 2 - 1] + ms[n / 2]) / 2.0)
         };
         Self {
             median,

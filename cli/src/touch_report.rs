@@ -20,7 +20,7 @@ impl From<&ntt_pcs::WorkerTouch> for WorkerTouch {
         Self {
             worker: t.worker,
             bytes: t.bytes,
-            ms: t.time.as_secs_f64() * 1e3,
+            ms: crate::report::ms(t.time),
             faults: t.faults,
         }
     }
@@ -49,7 +49,7 @@ impl From<ntt_pcs::PageUse> for Pages {
             huge_bytes: p.huge_bytes,
             small_bytes: p.small_bytes,
             present_bytes: p.present_bytes,
-            switched_after_ms: p.switched_after.map(|d| d.as_secs_f64() * 1e3),
+            switched_after_ms: p.switched_after.map(crate::report::ms),
         }
     }
 }

@@ -143,6 +143,16 @@ fn cases() -> Vec<Case> {
         case("verify --commitment @/junk.bin --rows 1 --proof @/p.bin", 2, "not a commitment file"),
         case("verify --commitment - --rows 1 --proof -", 2, "cannot all read standard input"),
         case("verify --lanes 4 --log-rows 4 --rows 1 --proof @/p.bin", 2, "--commitment"),
+        // Positional files: the commitment, then the proof, no more, and not with the flag too.
+        case("verify @/c.json @/p.bin --rows 1", 0, ""),
+        case("verify @/c.json @/p.bin @/p.bin --rows 1", 2, "no more were expected"),
+        case("verify @/c.json --rows 1", 2, "give the proof file"),
+        case("verify --rows 1", 2, "give the commitment file"),
+        case("verify @/c.json @/p.bin --proof @/p.bin --rows 1", 2, "unexpected file"),
+        case("commit @/good.bin --input @/good.bin --lanes 4", 2, "cannot be used with"),
+        case("encode --lanes 4 --log-inv-rate 1 --output @/e.bin", 2, "FILE").absent("@/e.bin"),
+        case("tune --log-n 10 --lanes 4 --pin sometimes", 2, "invalid value 'sometimes'").absent("@/ntt-tune"),
+        case("tune --log-n 10 --lanes 4 --thread-counts 0", 2, "--thread-counts 0").absent("@/ntt-tune"),
         // Wisdom is read only from a small regular file: a FIFO or a device is a warning, not a hang.
         case("plan --log-n 12 --lanes 4 --threads 1", 0, "not a regular file")
             .env("NTT_WISDOM", "@/fifo")

@@ -192,7 +192,7 @@ fn plans_explain_themselves_and_serialise() {
     ] {
         assert!(text.contains(needle), "{needle} missing from:\n{text}");
     }
-    assert!(p.summary().starts_with("2 sweep(s)"), "{}", p.summary());
+    assert!(p.summary().starts_with("2 sweeps"), "{}", p.summary());
     let json = serde_json::to_string(&p).expect("serialises");
     let back: Plan = serde_json::from_str(&json).expect("deserialises");
     assert_eq!(back, p);

@@ -102,63 +102,63 @@ fn apple_like_plans() {
 
 const SERVER: &str = r"
 1w: min L2 1024K, min L3 32768K
-  2^20: 2 sweep(s): transpose gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
-  2^22: 2 sweep(s): transpose,stream gather[1..6 2^5r×64] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
-  2^24: 2 sweep(s): transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
+  2^20: 2 sweeps: transpose gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
+  2^22: 2 sweeps: transpose,stream gather[1..6 2^5r×64] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
+  2^24: 2 sweeps: transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 128w: min L2 1024K, min L3 4096K
-  2^20: 2 sweep(s): transpose gather[1..7 2^6r×1] deep-l2[7..15 128×2^8r loop] | wide | sink 2^8 rows | cached
-  2^22: 2 sweep(s): transpose gather[1..7 2^6r×2] deep-l2[7..17 128×2^10r loop] | wide | sink 2^10 rows | cached
-  2^24: 2 sweep(s): transpose gather[1..8 2^7r×4] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..10 2^9r×4] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
+  2^20: 2 sweeps: transpose gather[1..7 2^6r×1] deep-l2[7..15 128×2^8r loop] | wide | sink 2^8 rows | cached
+  2^22: 2 sweeps: transpose gather[1..7 2^6r×2] deep-l2[7..17 128×2^10r loop] | wide | sink 2^10 rows | cached
+  2^24: 2 sweeps: transpose gather[1..8 2^7r×4] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×4] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 ";
 const DESKTOP: &str = r"
 1w: min L2 1024K, min L3 32768K
-  2^20: 2 sweep(s): transpose gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
-  2^22: 2 sweep(s): transpose,stream gather[1..6 2^5r×64] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
-  2^24: 2 sweep(s): transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
+  2^20: 2 sweeps: transpose gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
+  2^22: 2 sweeps: transpose,stream gather[1..6 2^5r×64] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
+  2^24: 2 sweeps: transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 16w: min L2 1024K, min L3 2048K
-  2^20: 2 sweep(s): transpose gather[1..4 2^3r×32] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
-  2^22: 2 sweep(s): transpose,stream gather[1..6 2^5r×32] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
-  2^24: 2 sweep(s): transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
+  2^20: 2 sweeps: transpose gather[1..4 2^3r×32] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
+  2^22: 2 sweeps: transpose,stream gather[1..6 2^5r×32] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
+  2^24: 2 sweeps: transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 ";
 const ARM: &str = r"
 1w: min L2 1024K, min L3 32768K
-  2^20: 2 sweep(s): transpose gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
-  2^22: 2 sweep(s): transpose,stream gather[1..6 2^5r×64] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
-  2^24: 2 sweep(s): transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
+  2^20: 2 sweeps: transpose gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
+  2^22: 2 sweeps: transpose,stream gather[1..6 2^5r×64] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
+  2^24: 2 sweeps: transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 64w: min L2 1024K, min L3 512K
-  2^20: 2 sweep(s): transpose gather[1..6 2^5r×2] deep-l2[6..15 64×2^9r loop] | wide | sink 2^9 rows | cached
-  2^22: 2 sweep(s): transpose,stream gather[1..6 2^5r×8] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
-  2^24: 2 sweep(s): transpose,stream gather[1..8 2^7r×8] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
+  2^20: 2 sweeps: transpose gather[1..6 2^5r×2] deep-l2[6..15 64×2^9r loop] | wide | sink 2^9 rows | cached
+  2^22: 2 sweeps: transpose,stream gather[1..6 2^5r×8] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
+  2^24: 2 sweeps: transpose,stream gather[1..8 2^7r×8] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 ";
 #[cfg(feature = "hwloc")]
 const HYBRID: &str = r"
 1w: min L2 2048K, min L3 36864K
-  2^20: 2 sweep(s): transpose gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
-  2^22: 2 sweep(s): transpose,stream gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r loop] | wide | sink 2^12 rows | cached
-  2^24: 2 sweep(s): transpose,stream gather[1..7 2^6r×64] deep-l2[7..19 128×2^12r loop] | wide | sink 2^12 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..9 2^8r×16] deep-l2[9..21 512×2^12r loop] | wide | sink 2^12 rows | cached
+  2^20: 2 sweeps: transpose gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
+  2^22: 2 sweeps: transpose,stream gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r loop] | wide | sink 2^12 rows | cached
+  2^24: 2 sweeps: transpose,stream gather[1..7 2^6r×64] deep-l2[7..19 128×2^12r loop] | wide | sink 2^12 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..9 2^8r×16] deep-l2[9..21 512×2^12r loop] | wide | sink 2^12 rows | cached
 24w: min L2 1024K, min L3 1536K
-  2^20: 2 sweep(s): transpose gather[1..5 2^4r×8] deep-l2[5..15 32×2^10r loop] | wide | sink 2^10 rows | cached
-  2^22: 2 sweep(s): transpose,stream gather[1..6 2^5r×16] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
-  2^24: 2 sweep(s): transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
+  2^20: 2 sweeps: transpose gather[1..5 2^4r×8] deep-l2[5..15 32×2^10r loop] | wide | sink 2^10 rows | cached
+  2^22: 2 sweeps: transpose,stream gather[1..6 2^5r×16] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
+  2^24: 2 sweeps: transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 ";
 #[cfg(feature = "hwloc")]
 const APPLE: &str = r"
 1w: min L2 16384K, min L3 16384K
-  2^20: 1 sweep(s): deep-l2[1..15 2×2^14r loop] | narrow | sink 2^14 rows | cached
-  2^22: 2 sweep(s): transpose,stream gather[1..4 2^3r×64] deep-l2[4..17 16×2^13r loop] | wide | sink 2^13 rows | cached
-  2^24: 2 sweep(s): transpose,stream gather[1..4 2^3r×64] deep-l2[4..19 16×2^15r loop] | wide | sink 2^15 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..6 2^5r×64] deep-l2[6..21 64×2^15r loop] | wide | sink 2^15 rows | cached
+  2^20: 1 sweep: deep-l2[1..15 2×2^14r loop] | narrow | sink 2^14 rows | cached
+  2^22: 2 sweeps: transpose,stream gather[1..4 2^3r×64] deep-l2[4..17 16×2^13r loop] | wide | sink 2^13 rows | cached
+  2^24: 2 sweeps: transpose,stream gather[1..4 2^3r×64] deep-l2[4..19 16×2^15r loop] | wide | sink 2^15 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..6 2^5r×64] deep-l2[6..21 64×2^15r loop] | wide | sink 2^15 rows | cached
 12w: min L2 1024K, min L3 1024K
-  2^20: 2 sweep(s): transpose gather[1..4 2^3r×32] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
-  2^22: 2 sweep(s): transpose,stream gather[1..6 2^5r×32] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
-  2^24: 2 sweep(s): transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
-  2^26: 2 sweep(s): transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
+  2^20: 2 sweeps: transpose gather[1..4 2^3r×32] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
+  2^22: 2 sweeps: transpose,stream gather[1..6 2^5r×32] deep-l2[6..17 64×2^11r loop] | wide | sink 2^11 rows | cached
+  2^24: 2 sweeps: transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
+  2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 ";

@@ -17,12 +17,15 @@ use std::fmt::Write as _;
 #[command(after_help = "Examples:\n  \
     ntt commit                                  # the built-in 2^22-word workload\n  \
     ntt commit --repeat 10 --threads 1 --json\n  \
-    ntt commit --input w.bin --lanes 64 --log-inv-rate 2 --save-codeword c.bin --output c.json
+    ntt commit w.bin --lanes 64 --log-inv-rate 2 --save-codeword c.bin --output c.json
   \
     ntt commit --tree rows --hash keccak --cap-height 2   # Plonky3's MerkleTreeMmcs of the codeword")]
 pub(crate) struct CommitArgs {
     /// Raw little-endian u64 witness words; `-` reads standard input (default: the seeded
-    /// 2^22-word witness that `ntt witness --log-n 22` writes).
+    /// 2^22-word witness that `ntt witness --log-n 22` writes). The same as --input.
+    #[arg(value_name = "FILE", conflicts_with = "input")]
+    input_file: Option<FileArg>,
+    /// The witness file, as the positional FILE.
     #[arg(short, long, value_name = "FILE")]
     input: Option<FileArg>,
     /// Arrangement of the witness words.
@@ -57,7 +60,8 @@ pub(crate) struct CommitArgs {
     json: JsonArgs,
 }
 
-/// One run's stage times, in milliseconds: `allocate + encode + hash = total`.
+/// One run's stage times, in milliseconds rounded to the microsecond: `allocate + encode +
+/// hash = total` (to within the rounding).
 #[derive(Clone, Copy, Serialize)]
 struct Times {
     allocate: f64,
@@ -68,7 +72,7 @@ struct Times {
 
 impl From<&CommitTimings> for Times {
     fn from(t: &CommitTimings) -> Self {
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let ms = crate::report::ms;
         Self {
             allocate: ms(t.allocate),
             encode: ms(t.encode),
@@ -145,16 +149,17 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
     if args.repeat == 0 {
         return Err(CliError::Input("--repeat must be at least 1".to_owned()));
     }
-    files::one_stdin(&[("--input", args.input.as_ref())])?;
+    let input = args.input_file.as_ref().or(args.input.as_ref());
+    files::one_stdin(&[("--input", input)])?;
     let scheme = args.tree.scheme()?;
     files::distinct(
         &[
             ("--output", args.output.as_ref()),
             ("--save-codeword", args.save_codeword.as_ref()),
         ],
-        &[("--input", args.input.as_ref())],
+        &[("--input", input)],
     )?;
-    let witness = match &args.input {
+    let witness = match input {
         Some(arg) => input::read_words(arg)?,
         None => workload::witness(workload::DEFAULT_LOG_WORDS, workload::DEFAULT_SEED),
     };
@@ -269,14 +274,20 @@ fn text(r: &Report) -> String {
     };
     let _ = writeln!(
         out,
-        "shape       2^{} rows x {} lanes, rate 1/2^{}, {} witness words ({} layout)",
-        r.log_rows, r.lanes, r.log_inv_rate, r.witness_words, r.layout
+        "shape       2^{} rows x {}, rate 1/2^{}, {} witness words ({} layout)",
+        r.log_rows,
+        report::count(r.lanes, "lane"),
+        r.log_inv_rate,
+        r.witness_words,
+        r.layout
     );
     let _ = writeln!(out, "basis       {}", r.basis);
     let _ = writeln!(
         out,
-        "engine      {} threads (pin {}), {} backend",
-        r.threads, r.pin, r.backend
+        "engine      {} (pin {}), {} backend",
+        report::count(r.threads, "thread"),
+        r.pin,
+        r.backend
     );
     let _ = writeln!(out, "plan        {}", r.plan);
     let stages: [(&str, f64, Option<&Spread>); 4] = [

@@ -49,9 +49,9 @@ pub(crate) fn run(args: EncodeArgs) -> Result<(), CliError> {
     let w = &args.witness;
     files::distinct(
         &[("--output", Some(&args.output))],
-        &[("--input", Some(&w.input))],
+        &[("--input", Some(w.input()))],
     )?;
-    let witness = input::read_words(&w.input)?;
+    let witness = input::read_words(w.input())?;
     let shape = Shape::of_witness(witness.len(), w.lanes, w.log_inv_rate, w.expansion.expansion())?;
     memory::ensure_available("the codeword", shape.codeword_bytes())?;
     let encoder = engine::encoder(args.engine)?.with_domain(args.domain.domain());
@@ -70,7 +70,7 @@ pub(crate) fn run(args: EncodeArgs) -> Result<(), CliError> {
             .layout(w.layout.into()),
         None,
     )?;
-    let encode_ms = start.elapsed().as_secs_f64() * 1e3;
+    let encode_ms = crate::report::ms(start.elapsed());
     // SAFETY: a successful encode wrote every word of the codeword; `MaybeUninit<u64>` and `u64`
     // have the same size and alignment.
     let codeword: &[u64] = unsafe { std::slice::from_raw_parts(codeword.as_ptr().cast(), codeword.len()) };
@@ -91,9 +91,9 @@ pub(crate) fn run(args: EncodeArgs) -> Result<(), CliError> {
         report::json(&report)?
     } else {
         format!(
-            "wrote 2^{} rows x {} lanes ({} bytes) to {} in {:.3} ms\n",
+            "wrote 2^{} rows x {} ({} bytes) to {} in {:.3} ms\n",
             report.log_rows,
-            report.lanes,
+            crate::report::count(report.lanes, "lane"),
             words as u128 * 8,
             args.output.sink_name(),
             encode_ms

@@ -67,9 +67,9 @@ pub(crate) fn run(args: OpenArgs) -> Result<(), CliError> {
             ("--output", Some(&args.output)),
             ("--commitment", args.commitment.as_ref()),
         ],
-        &[("--input", Some(&w.input))],
+        &[("--input", Some(w.input()))],
     )?;
-    let witness = input::read_words(&w.input)?;
+    let witness = input::read_words(w.input())?;
     let committer =
         engine::committer_on(args.engine, args.domain.domain())?.with_expansion(w.expansion.expansion());
     let (commitment, data) = committer.commit(

@@ -18,9 +18,9 @@ const NOTATION: &str = "Reading a plan's short form (printed by `ntt commit`, `n
 as `short:`, here), for 2^22 words in 64 lanes at rate 1/2 (2^17 codeword rows) with
 a 2 MiB L2 per worker:
 
-  2 sweep(s): transpose gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r loop] | wide | sink 2^12 rows | cached
+  2 sweeps: transpose gather[1..5 2^4r×64] deep-l2[5..17 32×2^12r loop] | wide | sink 2^12 rows | cached
 
-  2 sweep(s)         passes over the codeword buffer, each reading and writing all of it
+  2 sweeps           passes over the codeword buffer, each reading and writing all of it
   transpose          a lane-major message is first transposed into the buffer's first
                      rows (runs of a page per lane), where the passes read it in place;
                      `transpose,stream`: with non-temporal stores (a message past the cache)

@@ -71,7 +71,8 @@ struct Report {
     /// The other machine's source when this is a what-if (nothing was pinned or run).
     what_if: Option<String>,
     allowed_cpuset: Vec<usize>,
-    pin_policy: String,
+    /// How the workers are pinned: none, cores or pus (as every command's `pin`).
+    pin: String,
     backend: String,
     /// Where the backend's kernels start a row's full columns (this machine only: a what-if
     /// names none).
@@ -145,7 +146,7 @@ pub(crate) fn run(args: TopologyArgs) -> Result<(), CliError> {
         Report {
             allowed_cpuset: topology.allowed_cpus(),
             workers: worker_reports(pool.placements(), pool.budgets()),
-            pin_policy: pool.pin_policy().name().to_owned(),
+            pin: pool.pin_policy().name().to_owned(),
             what_if: None,
             backends_supported: supported_backends(),
             threads: pool.num_workers(),
@@ -198,7 +199,7 @@ fn what_if_report(topology: &Topology, engine: EngineArgs, backend: BackendKind)
         what_if: topology.what_if.clone(),
         backends_supported: supported_backends(),
         allowed_cpuset: topology.allowed_cpus(),
-        pin_policy: format!("{} (not applied)", layout.pin),
+        pin: layout.pin.to_string(),
         workers: worker_reports(&layout.placements, &layout.budgets),
         backend: backend.name().to_owned(),
         column_start: None,
@@ -279,10 +280,10 @@ fn caches_under<'t>(t: &'t Topology, level: u8, within: &[usize]) -> Vec<&'t Cac
 fn print_tree(out: &mut String, t: &Topology) -> std::fmt::Result {
     writeln!(
         out,
-        "Machine ({} package(s), {} cores, {} PUs; from {})",
-        t.packages,
-        t.cores,
-        t.pus.len(),
+        "Machine ({}, {}, {}; from {})",
+        report::count(t.packages, "package"),
+        report::count(t.cores, "core"),
+        report::count(t.pus.len(), "PU"),
         source(t.source)
     )?;
     for package in 0..t.packages {
@@ -395,7 +396,8 @@ fn print_text(out: &mut String, r: &Report) -> std::fmt::Result {
         "Backends this CPU supports: {}",
         r.backends_supported.join(", ")
     )?;
-    writeln!(out, "Workers: {} (pinning: {})", r.workers.len(), r.pin_policy)?;
+    let applied = if r.what_if.is_some() { " (not applied)" } else { "" };
+    writeln!(out, "Workers: {} (pinning: {}{applied})", r.workers.len(), r.pin)?;
     for w in &r.workers {
         let bound = if w.bound_to.is_empty() {
             "not bound".to_owned()
@@ -434,11 +436,8 @@ fn print_text(out: &mut String, r: &Report) -> std::fmt::Result {
         1 << REPORT_LOG_INV_RATE
     )?;
     for p in &r.plans {
-        let who = if p.threads == 1 {
-            "1 thread ".to_owned()
-        } else {
-            format!("{} threads", p.threads)
-        };
+        // Padded so that the summaries line up.
+        let who = format!("{:<9}", report::count(p.threads, "thread"));
         writeln!(out, "  2^{} words, {who}: {}", p.log_n, p.summary)?;
     }
     Ok(())

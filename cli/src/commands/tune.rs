@@ -1,6 +1,6 @@
 //! `ntt tune`: measure which planner settings run fastest here, and optionally keep them as wisdom.
 
-use crate::args::{EngineArgs, ExpansionArgs, JsonArgs};
+use crate::args::{EngineArgs, ExpansionArgs, JsonArgs, PinArg};
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
 use crate::files::{self, FileArg};
@@ -24,7 +24,7 @@ use std::path::PathBuf;
 #[command(after_help = "Examples:\n  \
     ntt tune                                 # 2^20..2^24 words, 1 and all workers (< 2 minutes)\n  \
     ntt tune --full --output tune-results    # a wider sweep, more repeats\n  \
-    ntt tune --log-n 22 --threads 2 --save   # keep the best settings as wisdom\n  \
+    ntt tune --log-n 22 --thread-counts 1,2 --save   # keep the best settings as wisdom\n  \
     ntt tune --log-n 22 --backends avx2,avx512   # the same sweep on each backend\n\
 Writes measurements.csv, measurements.json, summary.json, plot.svg and plot.png to --output.")]
 pub(crate) struct TuneArgs {
@@ -39,9 +39,20 @@ pub(crate) struct TuneArgs {
     log_inv_rate: u32,
     #[command(flatten)]
     expansion: ExpansionArgs,
-    /// Worker counts to tune (comma-separated; default: 1 and every allowed core).
-    #[arg(short = 'j', long, value_name = "LIST", value_delimiter = ',')]
-    threads: Option<Vec<usize>>,
+    /// Worker counts to tune (comma-separated; default: 1 and every allowed core). `--threads`
+    /// is an older spelling, kept as an alias.
+    #[arg(
+        short = 'j',
+        long,
+        alias = "threads",
+        value_name = "LIST",
+        value_delimiter = ','
+    )]
+    thread_counts: Option<Vec<usize>>,
+    /// Pin workers to cores, to PUs, or not at all (default: `NTT_PIN`, else cores when there
+    /// is a core per worker), as for every other command.
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pin: Option<PinArg>,
     /// Backends to sweep (comma-separated: portable, pclmul, avx2, avx512, neon; each must run
     /// on this CPU). Default: `NTT_BACKEND`, else the best this CPU runs.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -125,15 +136,19 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), CliError> {
         }
         kinds
     };
-    let all = engine::bare_encoder(EngineArgs::default())?.pool().num_workers();
-    let mut worker_counts = args.threads.clone().unwrap_or_else(|| vec![1, all]);
+    let engine_args = |threads| EngineArgs {
+        threads,
+        pin: args.pin,
+    };
+    let all = engine::bare_encoder(engine_args(None))?.pool().num_workers();
+    let mut worker_counts = args.thread_counts.clone().unwrap_or_else(|| vec![1, all]);
     worker_counts.dedup();
     if let Some(&bad) = worker_counts
         .iter()
         .find(|&&w| w == 0 || w > ntt_runtime::MAX_WORKERS)
     {
         return Err(CliError::Input(format!(
-            "invalid worker count: --threads {bad} (1 to {} are supported)",
+            "invalid worker count: --thread-counts {bad} (1 to {} are supported)",
             ntt_runtime::MAX_WORKERS
         )));
     }
@@ -141,7 +156,7 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), CliError> {
     let mut topology = None;
     for &backend in &backends {
         for &workers in &worker_counts {
-            let base = engine::bare_encoder_with(EngineArgs::with_threads(Some(workers)), None, backend)?;
+            let base = engine::bare_encoder_with(engine_args(Some(workers)), None, backend)?;
             topology.get_or_insert_with(|| base.pool().topology().clone());
             for &log_n in &log_ns {
                 let shape = shape_for(log_n, args.lanes, args.log_inv_rate, args.expansion.expansion())?;
@@ -270,9 +285,10 @@ fn measure_setting(
         .collect();
     let mut buffer = Some(Vec::new());
     progress::status(&format!(
-        "tune: {}: {} plan(s) x {rounds} round(s)",
+        "tune: {}: {} x {}",
         setting.name(),
-        distinct.len()
+        json_report::count(distinct.len(), "plan"),
+        json_report::count(rounds, "round")
     ));
     let bar = progress::bar((distinct.len() * rounds) as u64, &setting.name());
     let samples = interleaved(

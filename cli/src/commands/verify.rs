@@ -13,16 +13,20 @@ use std::fmt::Write as _;
 /// Flags of `ntt verify`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
-    ntt verify --commitment c.json --rows 3,17 --proof p.bin\n  \
+    ntt verify c.json p.bin --rows 3,17         # as --commitment c.json --proof p.bin\n  \
     ntt verify --root 5e1f...c3 --lanes 64 --log-rows 17 --rows 3,17 --proof p.bin\n  \
     ntt verify --root 9a0c...41 --tree rows --hash keccak --lanes 64 --log-rows 17 --rows 3 --proof p.bin\n\
 The root does not bind the shape: take --lanes and --log-rows (or the commitment file) from a\n\
 source you trust, not from the prover.\n\
 Exit status: 0 when the proof holds, 1 when it does not, 2 for bad input.")]
 pub(crate) struct VerifyArgs {
+    /// The commitment file, then the proof file, in place of --commitment and --proof (with
+    /// --root, or with one of those flags given, the one file left).
+    #[arg(value_name = "FILE", num_args = 0..=2)]
+    files: Vec<FileArg>,
     /// The commitment as JSON (`ntt open --commitment`); `-` reads standard input. Given with
     /// --lanes or --log-rows, those must agree with it.
-    #[arg(long, value_name = "FILE", required_unless_present = "root")]
+    #[arg(long, value_name = "FILE")]
     commitment: Option<FileArg>,
     /// The commitment root, 64 hex digits.
     #[arg(long, value_name = "HEX", value_parser = input::parse_root, conflicts_with = "commitment")]
@@ -38,7 +42,7 @@ pub(crate) struct VerifyArgs {
     rows: input::RowList,
     /// The proof file written by `ntt open`; `-` reads standard input.
     #[arg(long, value_name = "FILE")]
-    proof: FileArg,
+    proof: Option<FileArg>,
     /// The tree of a commitment given by --root (a cap of several digests needs --commitment);
     /// given with --commitment, these must agree with it.
     #[command(flatten)]
@@ -66,22 +70,23 @@ struct OpenedRow {
     words: Vec<String>,
 }
 
-pub(crate) fn run(args: VerifyArgs) -> Result<(), CliError> {
+pub(crate) fn run(mut args: VerifyArgs) -> Result<(), CliError> {
+    let proof = place_files(&mut args)?;
     files::one_stdin(&[
         ("--commitment", args.commitment.as_ref()),
-        ("--proof", Some(&args.proof)),
+        ("--proof", Some(&proof)),
     ])?;
     let commitment = trusted_commitment(&args)?;
     let rows = &args.rows.0;
     check_arguments(&commitment, rows)?;
     let bytes = files::read_bounded(
-        &args.proof,
+        &proof,
         max_proof_bytes(&commitment, rows.len()).min(memory::available_bytes().unwrap_or(u64::MAX)),
         &format!(
-            "an opening of {} row(s) of 2^{} rows x {} lanes",
-            rows.len(),
+            "an opening of {} of 2^{} rows x {}",
+            report::count(rows.len(), "row"),
             commitment.log_rows(),
-            commitment.lanes()
+            report::count(commitment.lanes(), "lane")
         ),
     )?;
     // The `verify` span (NTT_LOG) times decoding the proof and checking it.
@@ -126,13 +131,39 @@ pub(crate) fn run(args: VerifyArgs) -> Result<(), CliError> {
     let text = if args.json.json {
         report::json(&report)?
     } else {
-        let mut out = format!("proof holds for {} row(s)\n", report.rows.len());
+        let mut out = format!("proof holds for {}\n", report::count(report.rows.len(), "row"));
         for row in &report.rows {
             let _ = writeln!(out, "row {}: {}", row.index, row.words.join(" "));
         }
         out
     };
     files::print(&text)
+}
+
+/// Moves the positional files into the places --commitment (unless --root is given) and
+/// --proof leave open, in that order, and returns the proof file.
+fn place_files(args: &mut VerifyArgs) -> Result<FileArg, CliError> {
+    let mut files = std::mem::take(&mut args.files).into_iter();
+    if args.commitment.is_none() && args.root.is_none() {
+        args.commitment = files.next();
+    }
+    if args.proof.is_none() {
+        args.proof = files.next();
+    }
+    if let Some(extra) = files.next() {
+        return Err(CliError::Input(format!(
+            "unexpected file `{extra}`: the commitment and the proof are already given"
+        )));
+    }
+    if args.commitment.is_none() && args.root.is_none() {
+        return Err(CliError::Input(
+            "give the commitment file (FILE or --commitment), or --root with --lanes and --log-rows"
+                .to_owned(),
+        ));
+    }
+    args.proof
+        .clone()
+        .ok_or_else(|| CliError::Input("give the proof file (FILE or --proof)".to_owned()))
 }
 
 /// The commitment from the file or the flags; flags given with a file must agree with it.
@@ -181,7 +212,7 @@ fn trusted_commitment(args: &VerifyArgs) -> Result<Commitment, CliError> {
         return Err(disagree(
             "--lanes",
             lanes.to_string(),
-            format!("{} lanes", commitment.lanes()),
+            report::count(commitment.lanes(), "lane"),
         ));
     }
     if let Some(log_rows) = args.log_rows.filter(|&d| d != commitment.log_rows()) {

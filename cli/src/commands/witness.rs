@@ -67,11 +67,11 @@ pub(crate) fn run(args: WitnessArgs) -> Result<(), CliError> {
         report::json(&report)?
     } else {
         format!(
-            "wrote 2^{} words ({} bytes; {} rows of {} lanes) to {}\n",
+            "wrote 2^{} words ({} bytes; {} of {}) to {}\n",
             args.log_n,
             words * 8,
-            words / args.lanes,
-            args.lanes,
+            report::count(words / args.lanes, "row"),
+            report::count(args.lanes, "lane"),
             args.output.sink_name()
         )
     };

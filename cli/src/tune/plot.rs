@@ -3,6 +3,7 @@
 
 use super::report::{Measured, Setting};
 use super::sweep::Family;
+use crate::report::count;
 use ntt_plot::style::{GREY, PALETTE};
 use ntt_plot::{FONT, Figure, PlotError, ticks};
 use plotters::coord::Shift;
@@ -173,7 +174,7 @@ impl TunePlot<'_> {
         let (plot_area, legend_area) = area.split_horizontally(area.dim_in_pixel().0 - LEGEND_WIDTH);
         let mut chart = ChartBuilder::on(&plot_area)
             .caption(
-                format!("{} thread(s), backend {}", key.threads, key.backend.name()),
+                format!("{}, backend {}", count(key.threads, "thread"), key.backend.name()),
                 (FONT, 19),
             )
             .margin(14)

@@ -1,6 +1,7 @@
 //! Summaries and files of a tuning run (its plot: [`super::plot`]).
 
 use super::sweep::{Candidate, Family};
+use crate::report::count;
 use crate::stats::Spread;
 use ntt_kernels::BackendKind;
 use serde::Serialize;
@@ -22,11 +23,11 @@ pub(crate) struct Setting {
 impl Setting {
     pub(crate) fn name(&self) -> String {
         format!(
-            "2^{} words, {} lanes, rate 1/{}, {} thread(s), {}",
+            "2^{} words, {}, rate 1/{}, {}, {}",
             self.log_n,
-            self.lanes,
+            count(self.lanes, "lane"),
             1u32 << self.log_inv_rate,
-            self.threads,
+            count(self.threads, "thread"),
             format!("{:?}", self.backend).to_lowercase()
         )
     }
@@ -52,7 +53,7 @@ impl Measured {
             candidate,
             plan,
             same_plan: Vec::new(),
-            samples_ms: samples.iter().map(|d| d.as_secs_f64() * 1e3).collect(),
+            samples_ms: samples.iter().map(|&d| crate::report::ms(d)).collect(),
             ms: Spread::of(samples),
         }
     }
@@ -197,7 +198,7 @@ mod tests {
             "the derived budget is marked"
         );
         assert!(
-            svg.contains("1 thread(s), backend portable"),
+            svg.contains("1 thread, backend portable"),
             "one panel per worker count"
         );
         assert!(ntt_plot::png(&plot).unwrap().len() > 1000);

@@ -172,9 +172,10 @@ impl Plan {
         };
         writeln!(
             f,
-            "plan: {} ({input}), {} worker(s), backend {}",
+            "plan: {} ({input}), {} worker{}, backend {}",
             self.shape,
             self.workers,
+            if self.workers == 1 { "" } else { "s" },
             self.backend.name()
         )
     }
@@ -345,8 +346,9 @@ impl Plan {
             ));
         }
         format!(
-            "{} sweep(s): {} | {} | sink 2^{} rows{} | {}",
+            "{} sweep{}: {} | {} | sink 2^{} rows{} | {}",
             self.sweeps(),
+            if self.sweeps() == 1 { "" } else { "s" },
             parts.join(" "),
             if self.wide { "wide" } else { "narrow" },
             self.sink.log_block_rows,
