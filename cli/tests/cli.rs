@@ -363,16 +363,17 @@ fn open_verify_round_trip_and_tampering() {
             "--proof",
             s(&proof),
         ],
-        &[("NTT_LOG", "debug")],
+        &[("NTT_LOG", "info")],
         None,
     );
     assert!(logged.status.success(), "{}", stderr(&logged));
     let log = stderr(&logged);
     assert!(
-        log.lines()
-            .any(|l| l.contains("verify{rows=5 log_rows=7 lanes=7}")
+        log.lines().any(
+            |l| l.contains("verify{rows=5 log_rows=7 lanes=7 tree=\"chunks\"}")
                 && l.contains("close")
-                && l.contains("time.busy")),
+                && l.contains("time.busy")
+        ),
         "no timed `verify` span in:\n{log}"
     );
     let from_file = ntt(&[
@@ -695,6 +696,28 @@ fn ntt_log_prints_every_stage_and_pass_time() {
             "no timed `{span}` span in:\n{log}"
         );
     }
+    // Each pass, whichever worker ran it, nests under the commit's encode.
+    for pass in closes.iter().filter(|l| l.contains("_pass")) {
+        assert!(
+            pass.contains("commit{") && pass.contains("}:encode{"),
+            "an orphan pass: {pass}"
+        );
+    }
+    // At info: the stages, not the passes.
+    let out = ntt_with(
+        &["commit", s(&witness), "--lanes", "16", "--threads", "2"],
+        &[("NTT_LOG", "info")],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let log = stderr(&out);
+    for span in ["commit", "allocate", "encode", "merge"] {
+        assert!(
+            log.lines().any(|l| l.contains(span) && l.contains("close")),
+            "no `{span}` at info in:\n{log}"
+        );
+    }
+    assert!(!log.contains("_pass") && !log.contains("DEBUG"), "{log}");
     // Without NTT_LOG the same run is quiet.
     let quiet = ntt(&[
         "commit",

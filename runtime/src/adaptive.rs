@@ -161,6 +161,7 @@ where
         end: range.end,
         grain,
         stop,
+        caller_span: tracing::Span::current(),
     };
     let piece = Piece::new(0, grains as u32);
     run_piece(ctx, &piece, &env)
@@ -173,6 +174,8 @@ struct Loop<'a, F> {
     end: usize,
     grain: usize,
     stop: &'a AtomicBool,
+    /// The `tracing` span the loop was started in, entered by the workers that steal from it.
+    caller_span: tracing::Span,
 }
 
 impl<F> Loop<'_, F> {
@@ -214,7 +217,11 @@ where
         token.stolen.store(true, Ordering::Relaxed);
         let mine = Piece::new(front, back);
         let ctx = TaskContext::new(token.pool, worker);
-        let panic = run_piece(&ctx, &mine, token.env);
+        // Left before the latch is set, while the loop is still alive.
+        let panic = token
+            .env
+            .caller_span
+            .in_scope(|| run_piece(&ctx, &mine, token.env));
         // SAFETY: the owner reads `panic` only after the latch is set: exclusive access.
         unsafe { *token.panic.get() = panic };
     }

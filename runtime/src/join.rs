@@ -20,6 +20,8 @@ struct JoinJob<F, R> {
     result: UnsafeCell<Option<ThreadResult<R>>>,
     pool: *const ThreadPool,
     latch: Latch,
+    /// The `tracing` span the join was called in, entered by a thief that runs the half.
+    caller_span: tracing::Span,
 }
 
 /// The [`ExecFn`](crate::job::ExecFn) of a stolen join half.
@@ -40,7 +42,10 @@ where
     // SAFETY: the pool outlives the join, which borrows it through the owner's context.
     let pool = unsafe { &*job.pool };
     let ctx = TaskContext::new(pool, worker);
-    let result = catch_unwind(AssertUnwindSafe(|| f(&ctx)));
+    // Left before the latch is set, while the job is still alive.
+    let result = job
+        .caller_span
+        .in_scope(|| catch_unwind(AssertUnwindSafe(|| f(&ctx))));
     // SAFETY: as for `func`: the owner reads `result` only after the latch is set.
     unsafe { *job.result.get() = Some(result) };
     // SAFETY: the latch is live until set; `job` is not touched afterwards.
@@ -61,6 +66,7 @@ where
         result: UnsafeCell::new(None),
         pool: ctx.pool(),
         latch: worker.new_latch(),
+        caller_span: tracing::Span::current(),
     };
     let job_ptr: *const JoinJob<B, RB> = &job;
     // SAFETY: `job` outlives the job: this function does not return (or unwind: `a` runs under

@@ -40,6 +40,9 @@ pub(crate) struct RunState {
     poisoned: AtomicBool,
     first_panic: Mutex<Option<Box<dyn Any + Send + 'static>>>,
     pub(crate) latch: Latch,
+    /// The `tracing` span current where the run was started: every task runs inside it, on
+    /// whichever worker, so what a task logs nests under its caller's span, not at the top.
+    caller_span: tracing::Span,
 }
 
 // SAFETY: the raw pointers are shared read-only (pool, the graph's arrays, whose only mutable
@@ -88,6 +91,7 @@ impl RunState {
             poisoned: AtomicBool::new(false),
             first_panic: Mutex::new(None),
             latch,
+            caller_span: tracing::Span::current(),
         }
     }
 
@@ -263,6 +267,8 @@ impl RunState {
             // SAFETY: we own the unconsumed closure; it is consumed here.
             catch_unwind(AssertUnwindSafe(|| unsafe { drop(data) }))
         } else {
+            // Left before the task is reported finished, while the run is still alive.
+            let _caller = self.caller_span.enter();
             // SAFETY: the pool outlives the run (`run` borrows it).
             let pool = unsafe { &*self.pool };
             let ctx = TaskContext::new(pool, worker);

@@ -4,6 +4,9 @@
 //! few small pure-Rust crates (no runtime, no hwloc), so it builds anywhere Rust does, including
 //! `wasm32-unknown-unknown`. Formats: `docs/FORMAT.md`.
 //!
+//! Feature `tracing` (off by default; `ntt-pcs` turns it on): each check is an info-level
+//! `verify` span, with its row count and shape, for the caller's `tracing` subscriber.
+//!
 //! The prover (`ntt-pcs`) builds on the same pieces: the codeword's [`CodewordShape`] and its
 //! limits, and the BLAKE3 tree geometry in [`tree`].
 

@@ -48,6 +48,13 @@ pub fn verify<'a>(
     rows: &[usize],
     proof: impl Into<ProofRef<'a>>,
 ) -> Result<Vec<Vec<u64>>, VerifyError> {
+    #[cfg(feature = "tracing")]
+    let _span = {
+        let codeword = commitment.shape();
+        let (log_rows, lanes) = (codeword.log_rows(), codeword.lanes());
+        let tree = commitment.scheme().tree().to_string();
+        tracing::info_span!("verify", rows = rows.len(), log_rows, lanes, tree).entered()
+    };
     match proof.into() {
         ProofRef::Chunks(opening) => verify_chunks(commitment, rows, opening),
         ProofRef::Rows(opening) => crate::row_verify::verify_row_tree(commitment, rows, opening),

@@ -69,7 +69,7 @@ pub fn commit_codeword_with(
     let log_rows = shape.log_rows();
     let log_block_rows = (BLOCK_BYTES / (8 * lanes)).max(1).ilog2().min(log_rows);
     let (cap, tree) = {
-        let _span = tracing::debug_span!("hash", log_rows, lanes).entered();
+        let _span = tracing::info_span!("hash", log_rows, lanes).entered();
         ensure_memory(codeword_shape, scheme.tree(), false)?;
         let sink = Sink::new(scheme, shape, log_block_rows, DEFAULT_PIECE_LEVEL)?;
         for (k, block) in codeword.chunks(lanes << log_block_rows).enumerate() {

@@ -303,7 +303,7 @@ impl Committer {
             layout,
             scheme,
         } = params;
-        let _span = tracing::debug_span!("commit", words = witness.len(), lanes, log_inv_rate).entered();
+        let _span = tracing::info_span!("commit", words = witness.len(), lanes, log_inv_rate).entered();
         let shape = Shape::of_witness(witness.len(), lanes, log_inv_rate, self.expansion)?;
         let words = shape.codeword_words();
         ensure_memory(shape, scheme.tree(), buffer.capacity() < words)?;
@@ -317,7 +317,7 @@ impl Committer {
 
         let allocating = Instant::now();
         let first_touch = {
-            let _span = tracing::debug_span!("allocate", bytes = shape.codeword_bytes()).entered();
+            let _span = tracing::info_span!("allocate", bytes = shape.codeword_bytes()).entered();
             reserve_codeword(&mut buffer, words, self.encoder.pool()).map_err(|_| {
                 CommitError::Allocation {
                     bytes: shape.codeword_bytes(),
@@ -333,7 +333,7 @@ impl Committer {
             .map(|_| touch::worker_faults(self.encoder.pool()));
         {
             let _span =
-                tracing::debug_span!("encode", log_rows = shape.log_rows(), fused_hash = true).entered();
+                tracing::info_span!("encode", log_rows = shape.log_rows(), fused_hash = true).entered();
             let codeword = &mut buffer.spare_capacity_mut()[..words];
             self.encoder
                 .encode_faulted_in(witness, codeword, params, Some(sink.as_row_sink()))?;
@@ -349,7 +349,10 @@ impl Committer {
             None => first_touch.map(|t| t.workers),
         };
 
-        let (busy, cap, tree) = sink.finish(Some(self.encoder.pool()), self.stored_level)?;
+        let (busy, cap, tree) = {
+            let _span = tracing::info_span!("merge").entered();
+            sink.finish(Some(self.encoder.pool()), self.stored_level)?
+        };
         let commitment = Commitment::with_cap(scheme, cap, shape.codeword())
             .map_err(|e| CommitError::Internal(e.to_string()))?
             .with_basis(self.encoder.domain().basis().name());

@@ -186,7 +186,7 @@ impl ProverData {
     /// [`OpenError::NoRows`] for an empty list, [`OpenError::RowOutOfRange`] for an index past
     /// the last row.
     pub fn open(&self, rows: &[usize]) -> Result<Proof, OpenError> {
-        let _span = tracing::debug_span!("open", rows = rows.len()).entered();
+        let _span = tracing::info_span!("open", rows = rows.len()).entered();
         self.check_rows(rows)?;
         Ok(match &self.tree {
             ProverTree::Chunks(tree) => Proof::Chunks(self.open_chunks(tree, rows)),

@@ -276,6 +276,7 @@ impl Encoder {
         if params.layout != MessageLayout::Rows {
             return Err(EncodeError::InPlaceNeedsRows);
         }
+        let _span = tracing::info_span!("encode", words = data.len(), lanes = params.lanes).entered();
         let shape = self.domain_shape(data.len(), params.lanes, params.log_inv_rate)?;
         let plan = self.plan_inner(shape, None);
         // The rows past the message are written before they are read; where the caller never
@@ -316,6 +317,7 @@ impl Encoder {
         params: CommitParams,
         sink: Option<&dyn RowSink>,
     ) -> Result<(), EncodeError> {
+        let _span = tracing::info_span!("encode", words = codeword.len(), lanes = params.lanes).entered();
         let fresh = Some((codeword.as_mut_ptr() as usize, codeword.len() * 8));
         self.encode_into(msg, codeword, params, sink, fresh)
     }
