@@ -15,7 +15,8 @@ for crate in ntt-pcs ntt-plonky3; do
     fi
 done
 
-# Without the feature (a workspace-wide build turns it on through ntt-cli; -p does not).
+# Without the feature (a workspace-wide build turns it on through the benches and ntt-mpi; -p
+# does not).
 cargo clippy -p ntt-runtime --all-targets -- -D warnings
 cargo test -p ntt-runtime --test topology --test pin_env --test what_if --test largest_machine
 

@@ -26,9 +26,17 @@ pub(crate) fn requested(flag: Option<&str>) -> Result<TopologySpec, CliError> {
 /// Loads the topology `spec` names (this machine's, or a what-if's).
 ///
 /// # Errors
-/// An XML file hwloc cannot load, or a synthetic description outside the documented grammar
+/// An XML file hwloc cannot load (or any XML file, in a build without the `hwloc` feature), or a synthetic description outside the documented grammar
 /// or above 8192 PUs (exit code 2).
 pub(crate) fn load(spec: &TopologySpec) -> Result<Topology, CliError> {
+    if matches!(spec, TopologySpec::Xml(_)) && !ntt_runtime::HWLOC_ENABLED {
+        return Err(CliError::Input(format!(
+            "--topology {spec}: reading an hwloc XML export needs hwloc, and this `ntt` was built \
+             without its `hwloc` feature: rebuild with `cargo install --path cli --features hwloc` \
+             (needs libhwloc-dev, libudev-dev and pkg-config), or describe the machine as \
+             synthetic:DESCRIPTION"
+        )));
+    }
     Topology::load(spec).map_err(|e| CliError::Input(format!("--topology {spec}: {e}")))
 }
 

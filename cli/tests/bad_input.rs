@@ -79,8 +79,43 @@ impl Case {
     }
 }
 
-fn cases() -> Vec<Case> {
+/// What-if topologies from hwloc XML: read only from small regular files, never forever; in a
+/// build without hwloc, refused with the feature named.
+fn xml_cases() -> Vec<Case> {
+    if !ntt_runtime::HWLOC_ENABLED {
+        return vec![
+            case(
+                "topology --topology xml:@/huge.xml",
+                2,
+                "built without its `hwloc` feature",
+            ),
+            case("plan --log-n 12 --lanes 4 --threads 1", 2, "--features hwloc")
+                .env("NTT_TOPOLOGY", "xml:@/fifo")
+                .within(30),
+        ];
+    }
     vec![
+        case("topology --topology xml:/dev/zero", 2, "not a regular file").within(30),
+        case("topology --topology xml:@/fifo", 2, "not a regular file").within(30),
+        case("topology --topology xml:@/huge.xml", 2, "more than the 8388608").within(30),
+        case(
+            "plan --log-n 12 --lanes 4 --topology xml:/dev/zero",
+            2,
+            "not a regular file",
+        )
+        .within(30),
+        case("plan --log-n 12 --lanes 4 --threads 1", 2, "not a regular file")
+            .env("NTT_TOPOLOGY", "xml:/dev/zero")
+            .within(30),
+        case("plan --log-n 12 --lanes 4 --threads 1", 2, "not a regular file")
+            .env("NTT_TOPOLOGY", "xml:@/fifo")
+            .within(30),
+    ]
+}
+
+fn cases() -> Vec<Case> {
+    let mut cases = xml_cases();
+    cases.extend(vec![
         // Witness files.
         case("commit --input @/missing.bin --lanes 4", 3, "cannot read `"),
         case("commit --input @/odd.bin --lanes 4", 2, "not a whole number of rows"),
@@ -181,13 +216,6 @@ fn cases() -> Vec<Case> {
             .env("NTT_FIRST_TOUCH", "passes,write")
             .absent("@/pft.bin"),
         case("plan --log-n 12 --lanes 4 --threads 1", 2, "NTT_FIRST_TOUCH").env_bytes("NTT_FIRST_TOUCH", b"write\xff"),
-        // What-if topologies: read only from small regular files, never forever.
-        case("topology --topology xml:/dev/zero", 2, "not a regular file").within(30),
-        case("topology --topology xml:@/fifo", 2, "not a regular file").within(30),
-        case("topology --topology xml:@/huge.xml", 2, "more than the 8388608").within(30),
-        case("plan --log-n 12 --lanes 4 --topology xml:/dev/zero", 2, "not a regular file").within(30),
-        case("plan --log-n 12 --lanes 4 --threads 1", 2, "not a regular file").env("NTT_TOPOLOGY", "xml:/dev/zero").within(30),
-        case("plan --log-n 12 --lanes 4 --threads 1", 2, "not a regular file").env("NTT_TOPOLOGY", "xml:@/fifo").within(30),
         // Synthetic machines above the documented size are refused before hwloc builds them.
         case("topology", 2, "10000000000000 PUs is more than the 8192")
             .env("NTT_TOPOLOGY", "synthetic:pack:100000 core:100000 pu:1000")
@@ -350,7 +378,8 @@ fn cases() -> Vec<Case> {
         // Witnesses.
         case("witness --log-n 40 --output @/w40.bin", 2, "--log-n 40").absent("@/w40.bin"),
         case("witness --log-n 10 --lanes 48 --output @/w48.bin", 2, "power of two").absent("@/w48.bin"),
-    ]
+    ]);
+    cases
 }
 
 #[test]
