@@ -237,12 +237,17 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
         pages,
         gib_per_s: witness_gib / (times_ms.total / 1e3),
     };
+    print_report(&args, &report)
+}
+
+/// Prints the report as `--json` asks, on standard error when the codeword or the commitment
+/// file owns standard output.
+fn print_report(args: &CommitArgs, report: &Report) -> Result<(), CliError> {
     let text = if args.json.json {
-        report::json(&report)?
+        report::json(report)?
     } else {
-        text(&report)
+        text(report)
     };
-    // The codeword or the commitment file owns standard output when it goes there.
     if [&args.save_codeword, &args.output]
         .into_iter()
         .any(|arg| arg.as_ref().is_some_and(FileArg::is_std))

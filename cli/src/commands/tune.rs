@@ -117,41 +117,12 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), CliError> {
             (codeword_bytes >> shape.log_inv_rate()) + codeword_bytes,
         )?;
     }
-    let mut names: Vec<&str> = args.backends.iter().flatten().map(String::as_str).collect();
-    names.dedup();
-    if args.save && names.len() > 1 {
-        return Err(CliError::Input(
-            "--save keeps one backend's settings (wisdom is per machine, not per backend): give one --backends entry".to_owned(),
-        ));
-    }
-    let backends: Vec<Option<BackendKind>> = if names.is_empty() {
-        vec![None]
-    } else {
-        let mut kinds = Vec::new();
-        for name in names {
-            let kind = Some(crate::what_if::backend_kind(Some(name), false)?);
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
-            }
-        }
-        kinds
-    };
+    let backends = backends(&args)?;
     let engine_args = |threads| EngineArgs {
         threads,
         pin: args.pin,
     };
-    let all = engine::bare_encoder(engine_args(None))?.pool().num_workers();
-    let mut worker_counts = args.thread_counts.clone().unwrap_or_else(|| vec![1, all]);
-    worker_counts.dedup();
-    if let Some(&bad) = worker_counts
-        .iter()
-        .find(|&&w| w == 0 || w > ntt_runtime::MAX_WORKERS)
-    {
-        return Err(CliError::Input(format!(
-            "invalid worker count: --thread-counts {bad} (1 to {} are supported)",
-            ntt_runtime::MAX_WORKERS
-        )));
-    }
+    let worker_counts = worker_counts(&args)?;
     let mut results: Vec<Measured> = Vec::new();
     let mut topology = None;
     for &backend in &backends {
@@ -183,30 +154,8 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), CliError> {
         }
     }
     let best = report::best_per_setting(&results);
-    std::fs::create_dir_all(&args.output).map_err(|source| CliError::Write {
-        what: format!("`{}`", args.output.display()),
-        source,
-    })?;
+    write_measurements(&args.output, &results, rounds)?;
     let file = |name: &str| FileArg::Path(args.output.join(name));
-    files::write_bytes(&file("measurements.csv"), report::csv(&results).as_bytes())?;
-    files::write_bytes(
-        &file("measurements.json"),
-        json_report::json(&Measurements {
-            measurements: &results,
-        })?
-        .as_bytes(),
-    )?;
-    let machine = format!("{}, {rounds} timed rounds per candidate", wisdom::cpu_model());
-    let figure = TunePlot {
-        results: &results,
-        machine: &machine,
-    };
-    let plot_error = |e: ntt_plot::PlotError| CliError::System(e.to_string());
-    files::write_bytes(
-        &file("plot.svg"),
-        ntt_plot::svg(&figure).map_err(plot_error)?.as_bytes(),
-    )?;
-    files::write_bytes(&file("plot.png"), &ntt_plot::png(&figure).map_err(plot_error)?)?;
 
     let topology = topology.expect("at least one worker count ran");
     let saved_to = if args.save {
@@ -237,6 +186,77 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The backends to sweep: `--backends` (each one this CPU runs, once), else the default.
+fn backends(args: &TuneArgs) -> Result<Vec<Option<BackendKind>>, CliError> {
+    let mut names: Vec<&str> = args.backends.iter().flatten().map(String::as_str).collect();
+    names.dedup();
+    if args.save && names.len() > 1 {
+        return Err(CliError::Input(
+            "--save keeps one backend's settings (wisdom is per machine, not per backend): give one --backends entry".to_owned(),
+        ));
+    }
+    if names.is_empty() {
+        return Ok(vec![None]);
+    }
+    let mut kinds = Vec::new();
+    for name in names {
+        let kind = Some(crate::what_if::backend_kind(Some(name), false)?);
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    Ok(kinds)
+}
+
+/// The worker counts to tune: `--thread-counts`, else 1 and every allowed core.
+fn worker_counts(args: &TuneArgs) -> Result<Vec<usize>, CliError> {
+    let engine = EngineArgs {
+        threads: None,
+        pin: args.pin,
+    };
+    let all = engine::bare_encoder(engine)?.pool().num_workers();
+    let mut worker_counts = args.thread_counts.clone().unwrap_or_else(|| vec![1, all]);
+    worker_counts.dedup();
+    if let Some(&bad) = worker_counts
+        .iter()
+        .find(|&&w| w == 0 || w > ntt_runtime::MAX_WORKERS)
+    {
+        return Err(CliError::Input(format!(
+            "invalid worker count: --thread-counts {bad} (1 to {} are supported)",
+            ntt_runtime::MAX_WORKERS
+        )));
+    }
+    Ok(worker_counts)
+}
+
+/// Writes the measurements (CSV and JSON) and the plot (SVG and PNG) into `dir`.
+fn write_measurements(dir: &std::path::Path, results: &[Measured], rounds: usize) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
+        what: format!("`{}`", dir.display()),
+        source,
+    })?;
+    let file = |name: &str| FileArg::Path(dir.join(name));
+    files::write_bytes(&file("measurements.csv"), report::csv(results).as_bytes())?;
+    files::write_bytes(
+        &file("measurements.json"),
+        json_report::json(&Measurements {
+            measurements: results,
+        })?
+        .as_bytes(),
+    )?;
+    let machine = format!("{}, {rounds} timed rounds per candidate", wisdom::cpu_model());
+    let figure = TunePlot {
+        results,
+        machine: &machine,
+    };
+    let plot_error = |e: ntt_plot::PlotError| CliError::System(e.to_string());
+    files::write_bytes(
+        &file("plot.svg"),
+        ntt_plot::svg(&figure).map_err(plot_error)?.as_bytes(),
+    )?;
+    files::write_bytes(&file("plot.png"), &ntt_plot::png(&figure).map_err(plot_error)?)
+}
+
 /// Times every candidate at one setting, once per distinct plan: candidates whose plans do the
 /// same work ([`sweep::same_work`]) are one point, timed as the first of them. Each commits with
 /// `scheme`, its codeword expanding as far as `expansion` allows.
@@ -256,19 +276,20 @@ fn measure_setting(
         .iter()
         .map(|e| e.plan(shape, MessageLayout::Lanes))
         .collect();
-    let distinct: Vec<(sweep::Candidate, Encoder, Vec<String>, String)> = sweep::same_work_groups(&plans)
-        .into_iter()
-        .map(|group| {
-            let first = group[0];
-            let same_plan = group[1..].iter().map(|&i| candidates[i].label.clone()).collect();
-            (
-                candidates[first].clone(),
-                encoders[first].clone(),
-                same_plan,
-                plans[first].summary(),
-            )
-        })
-        .collect();
+    let distinct: Vec<(sweep::Candidate, Encoder, Vec<sweep::Candidate>, String)> =
+        sweep::same_work_groups(&plans)
+            .into_iter()
+            .map(|group| {
+                let first = group[0];
+                let same_plan = group[1..].iter().map(|&i| candidates[i].clone()).collect();
+                (
+                    candidates[first].clone(),
+                    encoders[first].clone(),
+                    same_plan,
+                    plans[first].summary(),
+                )
+            })
+            .collect();
     let codeword_bytes = shape.codeword_bytes();
     let witness_bytes = codeword_bytes >> shape.log_inv_rate();
     memory::ensure_available("the witness and codeword", witness_bytes + codeword_bytes)?;
@@ -313,7 +334,8 @@ fn measure_setting(
         .into_iter()
         .zip(samples)
         .map(|((candidate, _, same_plan, plan), s)| Measured {
-            same_plan,
+            same_plan: same_plan.iter().map(|c| c.label.clone()).collect(),
+            same_plan_candidates: same_plan,
             ..Measured::new(setting, candidate, plan, &s)
         })
         .collect())

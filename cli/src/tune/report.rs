@@ -42,6 +42,9 @@ pub(crate) struct Measured {
     pub plan: String,
     /// The other candidates whose plan does the same work: not timed again, this is their point.
     pub same_plan: Vec<String>,
+    /// The candidates `same_plan` names (for the plot, which marks where they lie).
+    #[serde(skip)]
+    pub same_plan_candidates: Vec<Candidate>,
     pub samples_ms: Vec<f64>,
     pub ms: Spread,
 }
@@ -53,6 +56,7 @@ impl Measured {
             candidate,
             plan,
             same_plan: Vec::new(),
+            same_plan_candidates: Vec::new(),
             samples_ms: samples.iter().map(|&d| crate::report::ms(d)).collect(),
             ms: Spread::of(samples),
         }

@@ -107,6 +107,14 @@ pub(crate) fn candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
             ..PlanConfig::default()
         },
     });
+    out.extend(structure_candidates(current, depth));
+    out
+}
+
+/// The candidates that change the plan's structure rather than a budget: more gathered passes,
+/// the other transpose choice, and (`Full`) streaming stores on and off.
+fn structure_candidates(current: &Plan, depth: Depth) -> Vec<Candidate> {
+    let mut out = Vec::new();
     let extra_passes: &[u32] = match depth {
         Depth::Default => &[1],
         Depth::Full => &[1, 2],
