@@ -3,8 +3,10 @@
 //! split into the witness's padding and transposition with allocation and first touch
 //! (`other`), the NTT, leaf hashing, the engine's fingerprint check and the tree nodes; the
 //! median wall time of the commit and its minor page faults (a count: their time is inside the
-//! segment that took them) are printed above each bar. On more than one worker the hashing
-//! segments are thread time summed over the workers, so a bar may stand above its wall time.
+//! segment that took them) are printed above each bar. Each bar is as tall as its wall time: on
+//! more than one worker the hashing segments are thread time summed over the workers, so the
+//! segments are drawn as their shares of the bar. At most [`PER_ROW`] runs share a row, so the
+//! figure stays within 1,200 px wide.
 //!
 //! ```text
 //! whir --num-variables 20 --workers 1 --pow-bits 0 --mmcs keccak --json > runs.jsonl
@@ -144,9 +146,25 @@ struct Breakdown<'a> {
     note: &'a str,
 }
 
+/// Runs per row of bars: at 150 px a run, the figure stays within 1,200 px.
+const PER_ROW: usize = 6;
+/// The height of one row of bars.
+const ROW_HEIGHT: u32 = 530;
+
+impl Bar {
+    /// The segments scaled to add up to the wall time: each stage's share of the bar.
+    fn wall_segments(&self) -> [f64; SEGMENTS.len()] {
+        let sum: f64 = self.segments.iter().sum();
+        let scale = if sum > 0.0 { self.wall / sum } else { 0.0 };
+        self.segments.map(|s| s * scale)
+    }
+}
+
 impl Figure for Breakdown<'_> {
     fn size(&self) -> (u32, u32) {
-        (220 + 150 * self.runs.len() as u32, 600)
+        let per_row = self.runs.len().clamp(1, PER_ROW) as u32;
+        let rows = self.runs.len().div_ceil(PER_ROW).max(1) as u32;
+        (220 + 150 * per_row, 70 + ROW_HEIGHT * rows)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>
@@ -156,7 +174,7 @@ impl Figure for Breakdown<'_> {
         root.fill(&WHITE)?;
         let (top, body) = root.split_vertically(70);
         top.draw(&Text::new(
-            "WHIR commit, medians: Plonky3 (P) and the engine (E), same proof bytes; above each bar its wall time",
+            "WHIR commit, medians: Plonky3 (P) and the engine (E), same proof bytes; bars: wall time",
             (14, 10),
             (FONT, 20).into_font(),
         ))?;
@@ -165,75 +183,92 @@ impl Figure for Breakdown<'_> {
             (14, 40),
             (FONT, 15).into_font().color(&GREY),
         ))?;
-        let total = |b: &Bar| b.segments.iter().sum::<f64>();
-        let highest = self
-            .runs
-            .iter()
-            .flat_map(|r| [total(&r.plonky3), total(&r.engine)])
-            .fold(0.0, f64::max);
-        let n = self.runs.len() as f64;
-        let runs = self.runs;
-        let label_of = move |x: &f64| {
-            let i = x.round();
-            match runs.get(i as usize) {
-                Some(r) if (x - i).abs() < 1e-6 && i >= 0.0 => r.label.clone(),
-                _ => String::new(),
-            }
-        };
-        let mut chart = ChartBuilder::on(&body)
-            .margin(14)
-            .x_label_area_size(40)
-            .y_label_area_size(64)
-            .build_cartesian_2d(-0.5..(n - 0.5), 0.0..(highest * 1.45).max(1e-3))?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(self.runs.len() + 1)
-            .x_label_formatter(&label_of)
-            .y_desc("ms (hashing: thread time, summed over workers)")
-            .y_labels(8)
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .draw()?;
-        let width = 0.34;
-        for (s, (_, name)) in SEGMENTS.iter().enumerate() {
-            let color = PALETTE[s % PALETTE.len()];
-            let mut rects = Vec::new();
-            for (g, r) in self.runs.iter().enumerate() {
-                for (k, side) in [&r.plonky3, &r.engine].into_iter().enumerate() {
-                    let x0 = g as f64 - 0.38 + k as f64 * (width + 0.08);
-                    let y0: f64 = side.segments[..s].iter().sum();
-                    let y1 = y0 + side.segments[s];
-                    rects.push(Rectangle::new([(x0, y0), (x0 + width, y1)], color.filled()));
-                }
-            }
-            chart
-                .draw_series(rects)?
-                .label(*name)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
+        let rows: Vec<&[Run]> = self.runs.chunks(PER_ROW).collect();
+        let slots = self.runs.len().clamp(1, PER_ROW);
+        for (area, runs) in body.split_evenly((rows.len().max(1), 1)).iter().zip(rows) {
+            draw_row(area, runs, slots)?;
         }
-        let text = (FONT, 12).into_font().color(&GREY);
-        let mut notes = Vec::new();
-        for (g, r) in self.runs.iter().enumerate() {
-            for (k, (side, who)) in [(&r.plonky3, "P"), (&r.engine, "E")].into_iter().enumerate() {
-                let x0 = g as f64 - 0.38 + k as f64 * (width + 0.08);
-                let y = total(side) + highest * 0.1;
-                notes.push(Text::new(
-                    format!("{who} {:.1} ms", side.wall),
-                    (x0, y),
-                    text.clone(),
-                ));
-                notes.push(Text::new(
-                    format!("{:.0} pf", side.faults),
-                    (x0, y - highest * 0.05),
-                    text.clone(),
-                ));
-            }
-        }
-        chart.draw_series(notes)?;
-        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     }
+}
+
+/// One row of run pairs in `slots` places (the same in every row), on its own y-axis (sizes
+/// grow fourfold from row to row: one scale would flatten the small ones).
+fn draw_row<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    runs: &[Run],
+    slots: usize,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let highest = runs
+        .iter()
+        .flat_map(|r| [r.plonky3.wall, r.engine.wall])
+        .fold(0.0, f64::max);
+    let label_of = move |x: &f64| {
+        let i = x.round();
+        match runs.get(i as usize) {
+            Some(r) if (x - i).abs() < 1e-6 && i >= 0.0 => r.label.clone(),
+            _ => String::new(),
+        }
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin(14)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(-0.5..(slots as f64 - 0.5), 0.0..(highest * 1.45).max(1e-3))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(runs.len() + 1)
+        .x_label_formatter(&label_of)
+        .y_desc("ms, wall time (segments: each stage's share)")
+        .y_labels(8)
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 16))
+        .draw()?;
+    let width = 0.34;
+    let x_of = |g: usize, k: usize| g as f64 - 0.38 + k as f64 * (width + 0.08);
+    for (s, (_, name)) in SEGMENTS.iter().enumerate() {
+        let color = PALETTE[s % PALETTE.len()];
+        let mut rects = Vec::new();
+        for (g, r) in runs.iter().enumerate() {
+            for (k, side) in [&r.plonky3, &r.engine].into_iter().enumerate() {
+                let segments = side.wall_segments();
+                let y0: f64 = segments[..s].iter().sum();
+                let y1 = y0 + segments[s];
+                rects.push(Rectangle::new(
+                    [(x_of(g, k), y0), (x_of(g, k) + width, y1)],
+                    color.filled(),
+                ));
+            }
+        }
+        chart
+            .draw_series(rects)?
+            .label(*name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
+    }
+    let text = (FONT, 12).into_font().color(&GREY);
+    let mut notes = Vec::new();
+    for (g, r) in runs.iter().enumerate() {
+        for (k, (side, who)) in [(&r.plonky3, "P"), (&r.engine, "E")].into_iter().enumerate() {
+            let y = side.wall + highest * 0.1;
+            notes.push(Text::new(
+                format!("{who} {:.1} ms", side.wall),
+                (x_of(g, k), y),
+                text.clone(),
+            ));
+            notes.push(Text::new(
+                format!("{:.0} pf", side.faults),
+                (x_of(g, k), y - highest * 0.05),
+                text.clone(),
+            ));
+        }
+    }
+    chart.draw_series(notes)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+    Ok(())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
