@@ -1,5 +1,6 @@
-//! The throughput run's plots: the baselines side by side, the engine against the physical
-//! bound by size, and scaling by workers. Each is one [`Figure`], written as SVG and PNG.
+//! The throughput run's plots: the baselines side by side and the engine against the physical
+//! bound by size, each one [`Figure`] written as SVG and PNG; and scaling by workers, a table
+//! (`scaling.md`: two or three worker counts make a chart of a few points per line).
 
 use crate::saved::{Saved, SavedMeasurement, SavedRow, public_name};
 use ntt_plot::style::{GREY, PALETTE, legend};
@@ -33,11 +34,12 @@ pub(crate) fn write_all(saved: &Saved, note: &str, dir: &Path) -> Result<Vec<Pat
         )?);
     }
     if worker_counts(saved).len() > 1 {
-        written.extend(ntt_plot::write_both(
-            &Scaling { saved, note, rate },
-            dir,
-            "scaling",
-        )?);
+        let path = dir.join("scaling.md");
+        std::fs::write(&path, scaling_table(saved, rate) + "\n").map_err(|source| PlotError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        written.push(path);
     }
     Ok(written)
 }
@@ -342,103 +344,39 @@ impl Figure for AgainstBound<'_> {
     }
 }
 
-/// Commit speed-up over the fewest workers measured, per witness size, against ideal scaling.
-pub(crate) struct Scaling<'a> {
-    pub saved: &'a Saved,
-    pub note: &'a str,
-    pub rate: u32,
-}
-
-impl Figure for Scaling<'_> {
-    fn size(&self) -> (u32, u32) {
-        (PANEL.0 + 200, PANEL.1 + HEADER)
+/// The commit's reused-buffer medians per witness size and worker count, and the speed-up
+/// over the fewest workers, as one line of HTML (a table that fits on one Markdown line).
+pub(crate) fn scaling_table(saved: &Saved, rate: u32) -> String {
+    let workers = worker_counts(saved);
+    let mut sizes: Vec<f64> = reused_rows(saved, rate).map(|r| r.commit.log_words()).collect();
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    let at = |w: usize, size: f64| {
+        reused_rows(saved, rate)
+            .find(|r| r.commit.workers == w && r.commit.log_words() == size)
+            .map(|r| r.commit.median_ms)
+    };
+    let cell = |v: Option<String>| format!("<td>{}</td>", v.unwrap_or_else(|| "–".to_owned()));
+    let mut html = format!("<table><tr><th>commit, reused buffers, {}</th>", rate_name(rate));
+    for (i, &size) in sizes.iter().enumerate() {
+        let words = if i == 0 { " words" } else { "" };
+        html += &format!("<th>{}{words}</th>", ticks::pow2(&size));
     }
-
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>
-    where
-        DB::ErrorType: 'static,
-    {
-        let body = header(
-            root,
-            &format!(
-                "Commit scaling by workers, {}, reused buffers",
-                rate_name(self.rate)
-            ),
-            self.saved,
-            self.note,
-        )?;
-        let workers = worker_counts(self.saved);
-        let base = workers[0];
-        let mut sizes: Vec<f64> = reused_rows(self.saved, self.rate)
-            .map(|r| r.commit.log_words())
-            .collect();
-        sizes.sort_by(f64::total_cmp);
-        sizes.dedup();
-        let lines: Vec<(f64, Vec<(f64, f64)>)> = sizes
-            .iter()
-            .filter_map(|&size| {
-                let at = |w: usize| {
-                    reused_rows(self.saved, self.rate)
-                        .find(|r| r.commit.workers == w && r.commit.log_words() == size)
-                        .map(|r| r.commit.median_ms)
-                };
-                let one = at(base)?;
-                Some((
-                    size,
-                    workers
-                        .iter()
-                        .filter_map(|&w| at(w).map(|ms| (w as f64, one / ms)))
-                        .collect(),
-                ))
-            })
-            .collect();
-        let top = workers[workers.len() - 1] as f64;
-        let (_, y1) = span(
-            lines
-                .iter()
-                .flat_map(|(_, l)| l.iter().map(|p| p.1))
-                .chain([top / base as f64]),
-        );
-        let mut chart = ChartBuilder::on(&body)
-            .margin(18)
-            .x_label_area_size(52)
-            .y_label_area_size(64)
-            .build_cartesian_2d((base as f64 - 0.25)..(top + 0.25), 0.0..(y1 * 1.35))?;
-        chart
-            .configure_mesh()
-            .x_labels(workers.len().min(12) * 2)
-            .x_label_formatter(&|x| {
-                if (x - x.round()).abs() < 1e-6 {
-                    format!("{}", x.round())
-                } else {
-                    String::new()
-                }
-            })
-            .x_desc("workers")
-            .y_desc(format!("speed-up over {} (×)", workers_name(base)))
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 16))
-            .draw()?;
-        chart
-            .draw_series(DashedLineSeries::new(
-                workers.iter().map(|&w| (w as f64, w as f64 / base as f64)),
-                8,
-                5,
-                GREY.stroke_width(2),
-            ))?
-            .label("ideal")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 6, y)], GREY.stroke_width(2)));
-        for (i, (size, line)) in lines.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            chart
-                .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))?
-                .label(format!("{} words", ticks::pow2(size)))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
-            chart.draw_series(line.iter().map(|&p| Circle::new(p, 4, color.filled())))?;
+    html += "</tr>";
+    for &w in &workers {
+        html += &format!("<tr><td>{}, ms</td>", workers_name(w));
+        for &size in &sizes {
+            html += &cell(at(w, size).map(|ms| format!("{ms:.3}")));
         }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
-        Ok(())
+        html += "</tr>";
     }
+    let (base, top) = (workers[0], workers[workers.len() - 1]);
+    html += &format!("<tr><td>speed-up, {base} → {}</td>", workers_name(top));
+    for &size in &sizes {
+        let speedup = at(base, size).zip(at(top, size)).map(|(one, many)| one / many);
+        html += &cell(speedup.map(|x| format!("{x:.2}×")));
+    }
+    html + "</tr></table>"
 }
 
 #[cfg(test)]
@@ -500,9 +438,13 @@ mod tests {
                 "baselines.png",
                 "bound.svg",
                 "bound.png",
-                "scaling.svg",
-                "scaling.png"
+                "scaling.md"
             ]
+        );
+        let table = std::fs::read_to_string(dir.join("scaling.md")).expect("written");
+        assert!(
+            table.starts_with("<table>") && table.contains("speed-up, 1 → 2 workers"),
+            "{table}"
         );
         let baselines = std::fs::read_to_string(dir.join("baselines.svg")).expect("written");
         assert!(baselines.contains("Plonky3 p3-binary-dft") && baselines.contains("Test CPU"));
@@ -517,7 +459,7 @@ mod tests {
                 && bound.contains("GiB/s of witness"),
             "both floors are drawn"
         );
-        for f in &files {
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e != "md")) {
             assert!(
                 std::fs::metadata(f).expect("written").len() > 1000,
                 "{} is empty",
