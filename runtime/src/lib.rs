@@ -20,7 +20,7 @@
 //!   pieces: a busy or preempted worker keeps little that others could have done.
 //! - [`TaskContext::with_scratch`] lends a worker-local, 64-byte-aligned scratch buffer.
 //! - Fresh memory is faulted in by the workers together ([`touch::populate`]), on the pages
-//!   the huge-page policy asks for ([`pages::HugePages`]); [`env`] reads the `NTT_*` variables.
+//!   the huge-page policy asks for ([`pages::HugePages`]); [`mod@env`] reads the `NTT_*` variables.
 //!
 //! ```
 //! use ntt_runtime::ThreadPoolBuilder;

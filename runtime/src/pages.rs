@@ -13,7 +13,7 @@
 //! its later ones slow once the recently freed memory runs out.
 //!
 //! So the default policy, [`HugePages::Auto`], asks for huge pages 2 MiB at a time while they
-//! come fast, and for 4 KiB pages from the first sign that they do not ([`Switch`]); `always`
+//! come fast, and for 4 KiB pages from the first sign that they do not; `always`
 //! and `never` ask for one kind for the whole buffer. `NTT_HUGE_PAGES` chooses.
 
 use std::time::Duration;
