@@ -80,5 +80,5 @@ pub use sink::{RowSink, RowSinkError};
 
 /// The README's library examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 mod readme {}

@@ -1,5 +1,6 @@
-//! The committer wired to the encoder: vector roots, and on random shapes × plans × workers ×
-//! backends the root is BLAKE3 of the whole codeword and the codeword is the encoder's.
+//! The committer wired to the encoder: on random shapes × plans × workers × backends the root is
+//! BLAKE3 of the whole codeword and the codeword is the encoder's (the test vectors' roots are
+//! checked in ntt-benches' `tests/vectors.rs`).
 
 mod common;
 
@@ -8,7 +9,6 @@ use ntt_kernels::Backend;
 use ntt_pcs::CodewordShapeError;
 use ntt_pcs::{CommitError, CommitParams, Committer, verify};
 use ntt_pcs::{DeepBudget, Expansion, MessageLayout, PlanConfig, ShapeError};
-use serde_json::Value;
 
 fn blake3_of(words: &[u64]) -> [u8; 32] {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -37,46 +37,6 @@ fn configs() -> Vec<PlanConfig> {
             ..PlanConfig::default()
         },
     ]
-}
-
-#[test]
-fn vector_roots() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ntt.json"))
-        .expect("pcs/tests/data/ntt.json");
-    let json: Value = serde_json::from_str(&text).expect("vectors parse");
-    let cases = json["cases"].as_array().expect("cases");
-    assert!(cases.len() >= 10);
-    for case in cases {
-        let lanes = case["lanes"].as_u64().expect("lanes") as usize;
-        let log_rows = case["log_rows"].as_u64().expect("log_rows") as u32;
-        let log_inv_rate = case["log_inv_rate"].as_u64().expect("log_inv_rate") as u32;
-        let witness: Vec<u64> = case["message_lane_major"]
-            .as_array()
-            .expect("lanes")
-            .iter()
-            .flat_map(|lane| lane.as_array().expect("lane").iter())
-            .map(|w| u64::from_str_radix(w.as_str().expect("hex word"), 16).expect("hex word"))
-            .collect();
-        let want = case["blake3_root"].as_str().expect("root");
-        for workers in [1, 2] {
-            for config in configs() {
-                let encoder = encoder(workers, Backend::detect()).with_config(config.clone());
-                // The vectors include deliberately large expansions (down to one message row).
-                let (commitment, prover) = Committer::new(encoder)
-                    .with_expansion(Expansion::Unbounded)
-                    .commit(&witness, CommitParams::lanes(lanes).log_inv_rate(log_inv_rate))
-                    .expect("vector commits");
-                assert_eq!(
-                    commitment.root_hex(),
-                    want,
-                    "2^{log_rows} × {lanes}, {workers} workers, {config:?}"
-                );
-                assert_eq!((commitment.log_rows(), commitment.lanes()), (log_rows, lanes));
-                let rows = [0, (1 << log_rows) - 1, 1 % (1 << log_rows)];
-                verify(&commitment, &rows, &prover.open(&rows).expect("opens")).expect("verifies");
-            }
-        }
-    }
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 #[test]
 fn the_readme_shows_the_minimal_example_as_it_runs() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../README.md");
     let example = include_str!("../examples/whir_minimal.rs");
     assert!(
         readme.contains(&format!("```rust,ignore\n{example}```")),

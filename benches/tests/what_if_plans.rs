@@ -2,9 +2,9 @@
 //! server, a 16-core desktop, a 64-core Arm server, a hybrid 8P+16E desktop, an Apple-like
 //! P/E laptop), pinned so that a change to the planner's rules or to the budgets it is given
 //! shows up here as a reviewed diff. Nothing runs on these machines: the planner is a pure
-//! function of the shape, the workers and their budgets. The synthetic machines are built with
-//! or without hwloc; the two XML ones are loaded through it (the `hwloc` feature; the
-//! workspace's tests have it on through ntt-cli).
+//! function of the shape, the workers and their budgets. The two XML machines are loaded through
+//! hwloc, which this crate always builds ntt-runtime with. Here rather than in ntt-pcs because
+//! the descriptions are ntt-runtime's test data, outside ntt-pcs's package.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -88,13 +88,11 @@ fn arm_plans() {
     check("arm", ARM);
 }
 
-#[cfg(feature = "hwloc")]
 #[test]
 fn hybrid_plans() {
     check("hybrid", HYBRID);
 }
 
-#[cfg(feature = "hwloc")]
 #[test]
 fn apple_like_plans() {
     check("apple", APPLE);
@@ -136,7 +134,6 @@ const ARM: &str = r"
   2^24: 2 sweeps: transpose,stream gather[1..8 2^7r×8] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
   2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 ";
-#[cfg(feature = "hwloc")]
 const HYBRID: &str = r"
 1w: min L2 2048K, min L3 36864K
   2^20: 2 sweeps: transpose gather[1..4 2^3r×64] deep-l2[4..15 16×2^11r loop] | wide | sink 2^11 rows | cached
@@ -149,7 +146,6 @@ const HYBRID: &str = r"
   2^24: 2 sweeps: transpose,stream gather[1..8 2^7r×16] deep-l2[8..19 256×2^11r loop] | wide | sink 2^11 rows | cached
   2^26: 2 sweeps: transpose,stream gather[1..10 2^9r×8] deep-l2[10..21 1024×2^11r loop] | wide | sink 2^11 rows | cached
 ";
-#[cfg(feature = "hwloc")]
 const APPLE: &str = r"
 1w: min L2 16384K, min L3 16384K
   2^20: 1 sweep: deep-l2[1..15 2×2^14r loop] | narrow | sink 2^14 rows | cached

@@ -1,12 +1,21 @@
-//! Every case of `tests/data/ntt.json` through every entry point, worker count and backend.
+//! Every case of `pcs/tests/data/ntt.json` through every entry point, worker count and backend,
+//! and the committer's roots of them. Here rather than in ntt-pcs, whose package leaves the
+//! 5 MB file out.
 
+#[path = "../../pcs/tests/common/mod.rs"]
 mod common;
 
 use common::{Recorder, assume_written, encoder, garbage_codeword};
 use ntt_kernels::Backend;
 use ntt_pcs::reference::{encode_reference, lanes_to_rows};
-use ntt_pcs::{CommitParams, MessageLayout, PlanConfig};
+use ntt_pcs::{CommitParams, Committer, DeepBudget, Expansion, MessageLayout, PlanConfig, verify};
 use serde_json::Value;
+
+/// The vectors' text, from ntt-pcs's test data.
+fn vectors() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../pcs/tests/data/ntt.json"))
+        .expect("pcs/tests/data/ntt.json is in the repository")
+}
 
 struct Case {
     log_rows: u32,
@@ -23,9 +32,7 @@ fn hex_word(v: &Value) -> u64 {
 }
 
 fn cases() -> Vec<Case> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ntt.json"))
-        .expect("tests/data/ntt.json is in the repository");
-    let json: Value = serde_json::from_str(&text).expect("valid json");
+    let json: Value = serde_json::from_str(&vectors()).expect("valid json");
     json["cases"]
         .as_array()
         .expect("cases")
@@ -147,6 +154,69 @@ fn vectors_all_entry_points() {
                         sink.check(&out, n).expect("sink tiles the rows");
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Plans the committer's roots must not depend on.
+fn configs() -> Vec<PlanConfig> {
+    vec![
+        PlanConfig::default(),
+        // Tiny caches: small sink blocks, several passes.
+        PlanConfig {
+            l2_bytes: Some(1 << 10),
+            l3_bytes: Some(1 << 14),
+            wide: Some(true),
+            ..PlanConfig::default()
+        },
+        PlanConfig {
+            l2_bytes: Some(24 << 10),
+            deep: Some(DeepBudget::L3),
+            ..PlanConfig::default()
+        },
+        PlanConfig {
+            l2_bytes: Some(3 << 12),
+            wide: Some(false),
+            stream: Some(true),
+            ..PlanConfig::default()
+        },
+    ]
+}
+
+#[test]
+fn vector_roots() {
+    let json: Value = serde_json::from_str(&vectors()).expect("vectors parse");
+    let cases = json["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 10);
+    for case in cases {
+        let lanes = case["lanes"].as_u64().expect("lanes") as usize;
+        let log_rows = case["log_rows"].as_u64().expect("log_rows") as u32;
+        let log_inv_rate = case["log_inv_rate"].as_u64().expect("log_inv_rate") as u32;
+        let witness: Vec<u64> = case["message_lane_major"]
+            .as_array()
+            .expect("lanes")
+            .iter()
+            .flat_map(|lane| lane.as_array().expect("lane").iter())
+            .map(|w| u64::from_str_radix(w.as_str().expect("hex word"), 16).expect("hex word"))
+            .collect();
+        let want = case["blake3_root"].as_str().expect("root");
+        for workers in [1, 2] {
+            for config in configs() {
+                let encoder = encoder(workers, Backend::detect()).with_config(config.clone());
+                // The vectors include deliberately large expansions (down to one message row).
+                let (commitment, prover) = Committer::new(encoder)
+                    .with_expansion(Expansion::Unbounded)
+                    .commit(&witness, CommitParams::lanes(lanes).log_inv_rate(log_inv_rate))
+                    .expect("vector commits");
+                assert_eq!(
+                    commitment.root_hex(),
+                    want,
+                    "2^{log_rows} × {lanes}, {workers} workers, {config:?}"
+                );
+                assert_eq!((commitment.log_rows(), commitment.lanes()), (log_rows, lanes));
+                let rows = [0, (1 << log_rows) - 1, 1 % (1 << log_rows)];
+                verify(&commitment, &rows, &prover.open(&rows).expect("opens")).expect("verifies");
             }
         }
     }
