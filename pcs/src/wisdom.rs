@@ -7,6 +7,10 @@
 //!
 //! Location: `$NTT_WISDOM` when set (`off`, `none` or `0` disables wisdom), otherwise
 //! `$XDG_CONFIG_HOME/ntt-engine/wisdom.json`, otherwise `$HOME/.config/ntt-engine/wisdom.json`.
+//! The `ntt` and `ntt-mpi` commands read it there; the library reads no wisdom unless asked:
+//! [`EncoderBuilder::wisdom`](crate::EncoderBuilder::wisdom) names a file,
+//! [`EncoderBuilder::saved_wisdom`](crate::EncoderBuilder::saved_wisdom) reads the one at this
+//! location.
 
 use crate::plan::PlanConfig;
 use crate::shape::Shape;
@@ -138,41 +142,102 @@ pub fn load(topology: &Topology) -> (Option<Wisdom>, WisdomStatus) {
 
 /// [`load`] from an explicit path.
 pub fn load_from(path: &Path, topology: &Topology) -> (Option<Wisdom>, WisdomStatus) {
+    match examine(path, topology) {
+        Examined::Usable(wisdom) => in_use(path, wisdom),
+        Examined::Absent => (
+            None,
+            WisdomStatus::Absent {
+                path: path.to_owned(),
+            },
+        ),
+        Examined::Broken(reason) | Examined::Foreign(reason) => ignored(path, reason),
+    }
+}
+
+/// What a wisdom file holds for this machine.
+enum Examined {
+    /// Wisdom measured here.
+    Usable(Wisdom),
+    /// No file.
+    Absent,
+    /// Unreadable, not wisdom JSON, or another format version: the reason.
+    Broken(String),
+    /// Wisdom of another machine: the reason.
+    Foreign(String),
+}
+
+fn examine(path: &Path, topology: &Topology) -> Examined {
     let text = match read_regular_file(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return (
-                None,
-                WisdomStatus::Absent {
-                    path: path.to_owned(),
-                },
-            );
-        }
-        Err(e) => return ignored(path, format!("cannot read it: {e}")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Examined::Absent,
+        Err(e) => return Examined::Broken(format!("cannot read it: {e}")),
     };
     let wisdom: Wisdom = match serde_json::from_str(&text) {
         Ok(w) => w,
-        Err(e) => return ignored(path, format!("it is not valid wisdom JSON: {e}")),
+        Err(e) => return Examined::Broken(format!("it is not valid wisdom JSON: {e}")),
     };
     if wisdom.format_version != WISDOM_FORMAT_VERSION {
-        return ignored(
-            path,
-            format!(
-                "format version {} (this build reads {WISDOM_FORMAT_VERSION})",
-                wisdom.format_version
-            ),
-        );
+        return Examined::Broken(format!(
+            "format version {} (this build reads {WISDOM_FORMAT_VERSION})",
+            wisdom.format_version
+        ));
     }
     let here = fingerprint(topology);
     if wisdom.fingerprint != here {
-        return ignored(
-            path,
-            format!(
-                "it was measured on another machine ({}, fingerprint {}; this one is {here})",
-                wisdom.cpu_model, wisdom.fingerprint
-            ),
-        );
+        return Examined::Foreign(format!(
+            "it was measured on another machine ({}, fingerprint {}; this one is {here})",
+            wisdom.cpu_model, wisdom.fingerprint
+        ));
     }
+    Examined::Usable(wisdom)
+}
+
+/// Why a wisdom file a library caller asked for cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("wisdom {}: {reason}", path.display())]
+pub struct WisdomError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// Loads wisdom as the library's builders do ([`crate::EncoderBuilder::wisdom`],
+/// [`crate::EncoderBuilder::saved_wisdom`]): stricter than [`load_from`], which never fails.
+/// A file that cannot be read, is not wisdom JSON or has another format version is an error;
+/// so is a missing file when `required`. Wisdom measured on another machine (another topology
+/// fingerprint) is ignored with a warning (a `tracing` event at `warn`), as the `ntt` command
+/// ignores it.
+///
+/// # Errors
+/// A [`WisdomError`] naming the file and what is wrong with it.
+pub fn load_checked(
+    path: &Path,
+    topology: &Topology,
+    required: bool,
+) -> Result<(Option<Wisdom>, WisdomStatus), WisdomError> {
+    let error = |reason: String| WisdomError {
+        path: path.to_owned(),
+        reason,
+    };
+    match examine(path, topology) {
+        Examined::Usable(wisdom) => Ok(in_use(path, wisdom)),
+        Examined::Absent if required => Err(error("no such file".to_owned())),
+        Examined::Absent => Ok((
+            None,
+            WisdomStatus::Absent {
+                path: path.to_owned(),
+            },
+        )),
+        Examined::Broken(reason) => Err(error(reason)),
+        Examined::Foreign(reason) => {
+            tracing::warn!(path = %path.display(), "wisdom ignored: {reason}");
+            Ok(ignored(path, reason))
+        }
+    }
+}
+
+fn in_use(path: &Path, wisdom: Wisdom) -> (Option<Wisdom>, WisdomStatus) {
     let entries = wisdom.entries.len();
     (
         Some(wisdom),

@@ -2,7 +2,7 @@
 
 use ntt_kernels::Backend;
 use ntt_pcs::wisdom::{self, ShapeClass, Wisdom, WisdomEntry, WisdomStatus};
-use ntt_pcs::{Encoder, MessageLayout, PlanConfig, Shape};
+use ntt_pcs::{CommitParams, Committer, Encoder, MessageLayout, PlanConfig, SetupError, Shape};
 use ntt_runtime::{ThreadPoolBuilder, Topology};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -232,4 +232,89 @@ fn the_fingerprint_ignores_the_worker_count_but_not_the_caches() {
         c.size_bytes *= 2;
     }
     assert_ne!(wisdom::fingerprint(&changed), wisdom::fingerprint(one.topology()));
+}
+
+/// An encoder on `enc`'s pool, asked for the wisdom at `path`.
+fn wise_encoder(enc: &Encoder, path: &std::path::Path) -> Result<Encoder, SetupError> {
+    Encoder::builder()
+        .pool(enc.pool().clone())
+        .backend(enc.backend())
+        .wisdom(path)
+        .build()
+}
+
+#[test]
+fn the_builders_wisdom_changes_the_plan_not_the_root() {
+    let enc = encoder();
+    let topology = enc.pool().topology().clone();
+    let w = forcing_wisdom(&topology, &enc);
+    let path = temp_file("builder");
+    w.save(&path).unwrap();
+    let wise = wise_encoder(&enc, &path).expect("the builder reads the wisdom");
+    assert!(
+        matches!(wise.wisdom_status(), Some(WisdomStatus::InUse { entries: 1, .. })),
+        "{:?}",
+        wise.wisdom_status()
+    );
+    assert_eq!(enc.wisdom_status(), None);
+    let plan = |e: &Encoder| e.plan(target(), MessageLayout::Lanes);
+    let forced = enc.clone().with_config(w.entries[0].config.clone());
+    assert_eq!(plan(&wise), plan(&forced));
+    assert_ne!(plan(&wise), plan(&enc));
+    // Plans differ, bytes do not.
+    let params = CommitParams::lanes(target().lanes()).log_inv_rate(1);
+    let witness: Vec<u64> = (0..(target().lanes() << (target().log_rows() - 1)) as u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let root = |e: &Encoder| {
+        Committer::new(e.clone())
+            .commit(&witness, params)
+            .expect("commits")
+            .0
+            .root_hex()
+    };
+    assert_eq!(root(&wise), root(&enc));
+}
+
+#[test]
+fn the_builder_ignores_another_machines_wisdom() {
+    let enc = encoder();
+    let topology = enc.pool().topology().clone();
+    let mut w = forcing_wisdom(&topology, &enc);
+    w.fingerprint = "0000000000000000".to_owned();
+    let path = temp_file("builder-foreign");
+    w.save(&path).unwrap();
+    let wise = wise_encoder(&enc, &path).expect("foreign wisdom is not an error");
+    assert!(
+        matches!(wise.wisdom_status(), Some(WisdomStatus::Ignored { reason, .. }) if reason.contains("another machine")),
+        "{:?}",
+        wise.wisdom_status()
+    );
+    assert_eq!(
+        wise.plan(target(), MessageLayout::Lanes),
+        enc.plan(target(), MessageLayout::Lanes)
+    );
+}
+
+#[test]
+fn the_builder_refuses_malformed_or_missing_wisdom() {
+    let enc = encoder();
+    let path = temp_file("builder-malformed");
+    for bad in [b"{ not json".as_slice(), b"[1,2,3]".as_slice()] {
+        std::fs::write(&path, bad).unwrap();
+        let err = wise_encoder(&enc, &path).expect_err("malformed wisdom is an error");
+        assert!(
+            matches!(&err, SetupError::Wisdom(e) if e.path == path && e.reason.contains("not valid wisdom JSON")),
+            "{err:?}"
+        );
+        assert!(err.is_bad_input());
+    }
+    std::fs::remove_file(&path).unwrap();
+    let err = wise_encoder(&enc, &path).expect_err("a missing file named is an error");
+    assert!(
+        matches!(&err, SetupError::Wisdom(e) if e.reason == "no such file"),
+        "{err:?}"
+    );
+    let err = wise_encoder(&enc, path.parent().unwrap()).expect_err("a directory is not wisdom");
+    assert!(matches!(&err, SetupError::Wisdom(_)), "{err:?}");
 }

@@ -105,6 +105,40 @@ impl EngineNtt {
         }
     }
 
+    /// Plans with the wisdom (settings `ntt tune --save` measured best on this machine) in the
+    /// file at `path`; see [`ntt_pcs::EncoderBuilder::wisdom`]. Wisdom changes plans only, never
+    /// an output. Wisdom measured on another machine is ignored with a `tracing` warning.
+    ///
+    /// ```no_run
+    /// use ntt_plonky3::EngineNtt;
+    ///
+    /// let dft = EngineNtt::try_with_workers(2)?.with_wisdom_file("wisdom.json")?;
+    /// # Ok::<(), ntt_pcs::SetupError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SetupError::Wisdom`] when the file is missing, unreadable or not wisdom.
+    pub fn with_wisdom_file(self, path: impl AsRef<std::path::Path>) -> Result<Self, SetupError> {
+        Ok(Self {
+            encoder: self.encoder.with_wisdom_file(path.as_ref())?,
+            fused: self.fused,
+        })
+    }
+
+    /// As [`EngineNtt::with_wisdom_file`], from the file `ntt tune --save` writes (`NTT_WISDOM`,
+    /// else the configuration directory; see [`ntt_pcs::EncoderBuilder::saved_wisdom`]): none
+    /// there plans without wisdom. Without this call (or [`EngineNtt::with_wisdom_file`]) the
+    /// engine reads no wisdom.
+    ///
+    /// # Errors
+    /// [`SetupError::Wisdom`] when the file there is unreadable or not wisdom.
+    pub fn with_saved_wisdom(self) -> Result<Self, SetupError> {
+        Ok(Self {
+            encoder: self.encoder.with_saved_wisdom()?,
+            fused: self.fused,
+        })
+    }
+
     /// The hand-over of row digests to an attached `MerkleMmcs`.
     pub(crate) fn fused_leaves(&self) -> &Arc<FusedLeaves> {
         &self.fused

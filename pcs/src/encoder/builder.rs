@@ -1,6 +1,7 @@
 //! The one way to set up an encoder: on a pool of its own (workers, topology, pinning) or on a
 //! pool the caller shares, with a named or the detected backend.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use ntt_kernels::Backend;
@@ -24,6 +25,10 @@ pub enum SetupError {
         /// The builder method that asked for a new pool's setting.
         setting: &'static str,
     },
+    /// The wisdom file asked for cannot be read, is not wisdom, or (named with
+    /// [`EncoderBuilder::wisdom`]) does not exist.
+    #[error(transparent)]
+    Wisdom(#[from] crate::wisdom::WisdomError),
 }
 
 impl SetupError {
@@ -32,7 +37,7 @@ impl SetupError {
     /// system: a command reports such an error as bad input.
     pub fn is_bad_input(&self) -> bool {
         match self {
-            Self::Backend(_) | Self::PoolGiven { .. } => true,
+            Self::Backend(_) | Self::PoolGiven { .. } | Self::Wisdom(_) => true,
             Self::Pool(e) => e.is_bad_input(),
         }
     }
@@ -62,6 +67,19 @@ pub struct EncoderBuilder {
     /// The first new-pool setting given, to name it when it conflicts with `pool`.
     new_pool_setting: Option<&'static str>,
     backend: Option<Backend>,
+    wisdom: WisdomSource,
+}
+
+/// Where the builder's encoder takes its wisdom from.
+#[derive(Debug, Default)]
+enum WisdomSource {
+    /// None: plans from the topology alone.
+    #[default]
+    None,
+    /// The file `ntt tune --save` writes (`NTT_WISDOM`, else the configuration directory).
+    Saved,
+    /// A file the caller names.
+    File(PathBuf),
 }
 
 impl EncoderBuilder {
@@ -119,14 +137,42 @@ impl EncoderBuilder {
         self
     }
 
-    /// The encoder, planning from its pool's topology (add wisdom, a domain or forced plan
-    /// settings with [`Encoder::with_wisdom`], [`Encoder::with_domain`] and
-    /// [`Encoder::with_config`]). Given an existing pool and a backend, it cannot fail.
+    /// Plans with the wisdom (settings `ntt tune --save` measured best) in the file at `path`,
+    /// wherever [`Encoder::with_config`] leaves a setting unforced. Wisdom changes plans only:
+    /// codewords and roots stay the same. A file measured on another machine (another cache
+    /// topology) is ignored with a `tracing` warning, as the `ntt` command ignores it; see
+    /// [`Encoder::wisdom_status`]. [`build`](Self::build) fails when the file is missing,
+    /// unreadable or not wisdom.
+    ///
+    /// ```no_run
+    /// let encoder = ntt_pcs::Encoder::builder().wisdom("wisdom.json").build()?;
+    /// let committer = ntt_pcs::Committer::new(encoder);
+    /// # Ok::<(), ntt_pcs::SetupError>(())
+    /// ```
+    pub fn wisdom(mut self, path: impl Into<PathBuf>) -> Self {
+        self.wisdom = WisdomSource::File(path.into());
+        self
+    }
+
+    /// As [`wisdom`](Self::wisdom), from the file the `ntt` command reads and `ntt tune --save`
+    /// writes: `NTT_WISDOM`'s, else `$XDG_CONFIG_HOME/ntt-engine/wisdom.json` or
+    /// `$HOME/.config/ntt-engine/wisdom.json` (see [`crate::wisdom`]). No file there, or
+    /// `NTT_WISDOM=off`, plans without wisdom; an unreadable or malformed file fails
+    /// [`build`](Self::build). Without this call the library never reads `NTT_WISDOM`.
+    pub fn saved_wisdom(mut self) -> Self {
+        self.wisdom = WisdomSource::Saved;
+        self
+    }
+
+    /// The encoder, planning from its pool's topology and the wisdom asked for (add a domain
+    /// or forced plan settings with [`Encoder::with_domain`] and [`Encoder::with_config`]).
+    /// Given an existing pool and a backend, and no wisdom, it cannot fail.
     ///
     /// # Errors
     /// [`SetupError::Backend`] for an `NTT_BACKEND` this CPU cannot run (only when no backend
     /// was given); [`SetupError::Pool`] when the new pool cannot start;
-    /// [`SetupError::PoolGiven`] when new-pool settings come with an existing pool.
+    /// [`SetupError::PoolGiven`] when new-pool settings come with an existing pool;
+    /// [`SetupError::Wisdom`] when the wisdom file asked for cannot be used.
     pub fn build(self) -> Result<Encoder, SetupError> {
         let backend = match self.backend {
             Some(backend) => backend,
@@ -137,6 +183,11 @@ impl EncoderBuilder {
             (Some(pool), None) => pool,
             (None, _) => Arc::new(self.new_pool.build()?),
         };
-        Ok(Encoder::on(pool, backend))
+        let encoder = Encoder::on(pool, backend);
+        Ok(match self.wisdom {
+            WisdomSource::None => encoder,
+            WisdomSource::Saved => encoder.with_saved_wisdom()?,
+            WisdomSource::File(path) => encoder.with_wisdom_file(&path)?,
+        })
     }
 }

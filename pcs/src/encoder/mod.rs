@@ -22,7 +22,7 @@ use crate::plan::{Plan, PlanConfig, plan_for};
 use crate::shape::{CommitParams, MessageLayout, Shape, ShapeError};
 use crate::sink::{GuardedSink, RowSink, RowSinkError};
 use crate::twiddle::Twiddles;
-use crate::wisdom::Wisdom;
+use crate::wisdom::{Wisdom, WisdomStatus};
 pub use builder::{EncoderBuilder, SetupError};
 use exec::{Message, Run};
 use layers::Direction;
@@ -92,6 +92,8 @@ pub struct Encoder {
     config: PlanConfig,
     /// Measured settings for this machine; they fill what `config` leaves unforced.
     wisdom: Option<Arc<Wisdom>>,
+    /// What became of the wisdom file the encoder was asked to read, if it was.
+    wisdom_status: Option<WisdomStatus>,
     /// Where the codeword is evaluated, and the twiddles that follow from it.
     domain: Domain,
     twiddles: Arc<Twiddles>,
@@ -113,6 +115,7 @@ impl Encoder {
             backend,
             config: PlanConfig::default(),
             wisdom: None,
+            wisdom_status: None,
             domain: Domain::polynomial(),
             twiddles: Arc::new(Twiddles::polynomial()),
             plans: Arc::default(),
@@ -143,8 +146,44 @@ impl Encoder {
     /// [`PlanConfig`] leaves a setting unforced; `None` plans from the topology alone.
     pub fn with_wisdom(mut self, wisdom: Option<Arc<Wisdom>>) -> Self {
         self.wisdom = wisdom;
+        self.wisdom_status = None;
         self.plans = Arc::default();
         self
+    }
+
+    /// Plans with the wisdom in the file at `path` (see [`EncoderBuilder::wisdom`], which
+    /// calls it): wisdom of another machine is ignored with a warning.
+    ///
+    /// # Errors
+    /// [`SetupError::Wisdom`] when the file is missing, unreadable or not wisdom.
+    pub fn with_wisdom_file(self, path: &std::path::Path) -> Result<Self, SetupError> {
+        let loaded = crate::wisdom::load_checked(path, self.pool.topology(), true)?;
+        Ok(self.with_loaded_wisdom(loaded))
+    }
+
+    /// Plans with the saved wisdom (see [`EncoderBuilder::saved_wisdom`], which calls it).
+    ///
+    /// # Errors
+    /// [`SetupError::Wisdom`] when the file there is unreadable or not wisdom.
+    pub fn with_saved_wisdom(self) -> Result<Self, SetupError> {
+        let loaded = match crate::wisdom::location() {
+            Ok(path) => crate::wisdom::load_checked(&path, self.pool.topology(), false)?,
+            Err(reason) => (None, WisdomStatus::Disabled { reason }),
+        };
+        Ok(self.with_loaded_wisdom(loaded))
+    }
+
+    fn with_loaded_wisdom(self, (wisdom, status): (Option<Wisdom>, WisdomStatus)) -> Self {
+        let mut encoder = self.with_wisdom(wisdom.map(Arc::new));
+        encoder.wisdom_status = Some(status);
+        encoder
+    }
+
+    /// What became of the wisdom file read by [`EncoderBuilder::wisdom`] or
+    /// [`EncoderBuilder::saved_wisdom`]: in use, absent, disabled, or ignored (measured on
+    /// another machine). `None` when no file was read.
+    pub fn wisdom_status(&self) -> Option<&WisdomStatus> {
+        self.wisdom_status.as_ref()
     }
 
     /// The worker pool the encodes run on.
