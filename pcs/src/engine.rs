@@ -2,8 +2,11 @@
 
 use crate::{Committer, Encoder, SetupError};
 
-/// An encoder on [`ntt_runtime::global_pool`] with the best kernel backend this CPU has (or the
-/// one `NTT_BACKEND` names).
+/// An encoder on [`ntt_runtime::global_pool`][global_pool] with the best kernel backend this CPU
+/// has (or the one `NTT_BACKEND` names). It reads no wisdom: [`Encoder::builder`] with
+/// [`saved_wisdom`](crate::EncoderBuilder::saved_wisdom) does.
+///
+/// [global_pool]: https://docs.rs/ntt-runtime/latest/ntt_runtime/fn.global_pool.html
 ///
 /// # Errors
 /// A [`SetupError`] when the pool cannot start or `NTT_BACKEND` is unusable.

@@ -14,10 +14,48 @@
 //! assert_eq!(ntt.ntt_batch_padded(mat.clone(), 2), LchNtt::default().ntt_batch_padded(mat, 2));
 //! ```
 //!
-//! [`Blake3Mmcs`] is Plonky3's `p3_commit::Mmcs<Poly64>` on the engine's BLAKE3 commitment: a
-//! matrix's commitment is the BLAKE3 hash of its bytes, hashed on the engine's pool, and
-//! openings are checked by `ntt_verify::verify`. It stands in for `p3_merkle_tree::MerkleTreeMmcs`
-//! (Keccak, in Plonky3's WHIR tests) when the proof need not match Keccak's:
+//! # Merkle trees
+//! [`KeccakMerkleMmcs`] and [`Blake3MerkleMmcs`] are Plonky3's `MerkleTreeMmcs`
+//! ([`PlonkyMerkleMmcs`]) of Keccak-256 and BLAKE3, byte for byte: the same commitments, openings
+//! and proofs, so a proof made with them verifies with Plonky3 alone. Made with
+//! `sharing_pool_of(&ntt, cap_height)`, the tree hashes on the NTT's pool, and the NTT hashes
+//! each codeword's rows in the tasks that finish them, so committing the codeword reads it no
+//! more. `examples/whir_minimal.rs` proves binary WHIR with [`EngineNtt`] and
+//! [`KeccakMerkleMmcs`] and verifies the proof's bytes with Plonky3's `LchNtt` and
+//! `MerkleTreeMmcs`; in short:
+//!
+//! ```
+//! use ntt_plonky3::{EngineNtt, Keccak256Hash, KeccakMerkleMmcs, PlonkyMerkleMmcs, Poly64};
+//! use p3_binary_dft::AdditiveNtt;
+//! use p3_commit::Mmcs;
+//! use p3_matrix::dense::RowMajorMatrix;
+//! use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
+//!
+//! let ntt = EngineNtt::with_workers(1);
+//! let cap_height = 1;
+//! let mmcs = KeccakMerkleMmcs::sharing_pool_of(&ntt, cap_height);
+//! let message = RowMajorMatrix::new((0..64u64).map(Poly64::new).collect(), 4);
+//! let codeword = ntt.ntt_batch_padded(message, 1); // its rows hashed as they were finished
+//! let (commitment, data) = mmcs.commit_matrix(codeword.clone());
+//! let ours = mmcs.open_batch(5, &data);
+//!
+//! // Plonky3's own tree: the same commitment and the same opening.
+//! let plonky = PlonkyMerkleMmcs::<Keccak256Hash>::new(
+//!     SerializingHasher::new(Keccak256Hash),
+//!     CompressionFunctionFromHasher::new(Keccak256Hash),
+//!     cap_height,
+//! );
+//! let (expected, plonky_data) = plonky.commit_matrix(codeword);
+//! assert_eq!(commitment, expected);
+//! let theirs = plonky.open_batch(5, &plonky_data);
+//! assert_eq!(ours.opened_values, theirs.opened_values);
+//! assert_eq!(ours.opening_proof, theirs.opening_proof);
+//! ```
+//!
+//! [`Blake3Mmcs`] is another `p3_commit::Mmcs<Poly64>`: the engine's own BLAKE3 commitment, a
+//! matrix's commitment being the BLAKE3 hash of its bytes, hashed on the engine's pool, with
+//! openings checked by `ntt_verify::verify`. Its proofs differ from Plonky3's (and are larger:
+//! each query opens a whole 1 KiB chunk):
 //!
 //! ```
 //! use ntt_plonky3::{Blake3Mmcs, EngineNtt};

@@ -50,13 +50,32 @@ impl core::fmt::Display for Basis {
 /// `{"format_version", "root" (lowercase hex), "log_rows", "lanes", "basis"}` for the chunk tree
 /// and `{"format_version", "log_rows", "lanes", "basis", "tree": "rows", "hash", "cap_height",
 /// "cap" (a list of hex digests)}` for a row tree.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Commitment {
     /// One digest for the chunk tree; the cap for a row tree.
     cap: Vec<[u8; 32]>,
     shape: CodewordShape,
     basis: Basis,
     scheme: Scheme,
+}
+
+/// The digests in hex, as `root_hex` and the JSON write them (not as lists of decimal bytes).
+impl core::fmt::Debug for Commitment {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        /// A digest whose `Debug` is its hex.
+        struct Hex<'a>(&'a [u8; 32]);
+        impl core::fmt::Debug for Hex<'_> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(&hex::encode(self.0))
+            }
+        }
+        f.debug_struct("Commitment")
+            .field("cap", &self.cap.iter().map(Hex).collect::<Vec<_>>())
+            .field("shape", &self.shape)
+            .field("basis", &self.basis)
+            .field("scheme", &self.scheme)
+            .finish()
+    }
 }
 
 /// The serialized form, checked on the way in.
@@ -373,5 +392,16 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<Commitment>(&bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn debug_prints_the_digests_in_hex() {
+        let c = Commitment::new([0xab; 32], CodewordShape::new(3, 5).expect("valid"));
+        let debug = format!("{c:?}");
+        assert!(
+            debug.starts_with(&format!("Commitment {{ cap: [{}], ", "ab".repeat(32))),
+            "{debug}"
+        );
+        assert!(!debug.contains("171"), "{debug}");
     }
 }

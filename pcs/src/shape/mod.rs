@@ -19,8 +19,8 @@ pub mod memory;
 mod params;
 
 pub use layout::MessageLayout;
-/// The verifier's part of the shape (rows and lanes of a codeword) and its limits live in
-/// `ntt-verify`, so that a verifier can be built without the prover.
+// The verifier's part of the shape (rows and lanes of a codeword) and its limits live in
+// `ntt-verify`, so that a verifier can be built without the prover.
 pub use ntt_verify::shape::{CodewordShape, CodewordShapeError, MAX_LOG_CODEWORD_BYTES, MAX_LOG_ROWS};
 pub use params::{CommitLanes, CommitParams};
 
