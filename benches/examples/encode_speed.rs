@@ -9,6 +9,7 @@
 
 use ntt_pcs::{CommitParams, Encoder, Expansion, MessageLayout, PlanConfig, Shape};
 use ntt_runtime::cpu_time::process_cpu;
+use ntt_runtime::stats::Spread;
 use std::mem::MaybeUninit;
 use std::time::Instant;
 
@@ -83,21 +84,20 @@ fn main() {
     }
     times.remove(0);
     cpu.remove(0);
-    cpu.sort_by(f64::total_cmp);
-    times.sort_by(f64::total_cmp);
-    let median = times[times.len() / 2];
-    let ns = median * 1e9 / shape.lane_butterflies() as f64;
+    let wall = Spread::of(times);
+    let cpu = Spread::of(cpu).median;
+    let ns = wall.median * 1e9 / shape.lane_butterflies() as f64;
     println!(
         "{mode} {shape} workers {workers} backend {}: median {:.4} ms (min {:.4}, max {:.4}), {ns:.3} ns/lane-butterfly",
         backend.name(),
-        median * 1e3,
-        times[0] * 1e3,
-        times[times.len() - 1] * 1e3
+        wall.median * 1e3,
+        wall.min * 1e3,
+        wall.max * 1e3
     );
     println!(
         "  cpu time per encode (all threads): median {:.2} ms, {:.3} ns/lane-butterfly",
-        cpu[cpu.len() / 2] * 1e3,
-        cpu[cpu.len() / 2] * 1e9 / shape.lane_butterflies() as f64
+        cpu * 1e3,
+        cpu * 1e9 / shape.lane_butterflies() as f64
     );
 
     if let Some(n) = std::env::var("NTT_PROFILE_LOOP")

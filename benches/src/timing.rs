@@ -3,6 +3,7 @@
 //! The machine is noisy, so figures are medians, and comparisons run their candidates
 //! round-robin in one process ([`interleaved`]) so that noise falls on all of them alike.
 
+use ntt_runtime::stats::Spread;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -14,30 +15,36 @@ pub struct Samples {
 }
 
 impl Samples {
+    /// The median, fastest and slowest run (ntt-runtime's one definition).
+    ///
+    /// # Panics
+    /// If there are no samples.
+    pub fn spread(&self) -> Spread {
+        Spread::of(self.secs.iter().copied())
+    }
+
     /// The median run (mean of the middle two for an even count).
     ///
     /// # Panics
     /// If there are no samples.
     pub fn median(&self) -> f64 {
-        assert!(!self.secs.is_empty(), "no samples");
-        let mut s = self.secs.clone();
-        s.sort_by(f64::total_cmp);
-        let n = s.len();
-        if n % 2 == 1 {
-            s[n / 2]
-        } else {
-            (s[n / 2 - 1] + s[n / 2]) / 2.0
-        }
+        self.spread().median
     }
 
     /// The fastest run.
+    ///
+    /// # Panics
+    /// If there are no samples.
     pub fn min(&self) -> f64 {
-        self.secs.iter().copied().fold(f64::INFINITY, f64::min)
+        self.spread().min
     }
 
     /// The slowest run.
+    ///
+    /// # Panics
+    /// If there are no samples.
     pub fn max(&self) -> f64 {
-        self.secs.iter().copied().fold(0.0, f64::max)
+        self.spread().max
     }
 }
 

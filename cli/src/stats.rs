@@ -1,34 +1,21 @@
-//! Medians and spreads over repeated runs.
+//! Medians and spreads over repeated runs: ntt-runtime's, shared with the benches, in the
+//! milliseconds rounded to the microsecond that the reports print.
 
-use serde::Serialize;
 use std::time::Duration;
 
-/// Median, minimum and maximum of a set of durations, in milliseconds rounded to the
-/// microsecond.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub(crate) struct Spread {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-}
+pub(crate) use ntt_runtime::stats::Spread;
 
-impl Spread {
-    /// # Panics
-    /// If `samples` is empty (callers always run at least once).
-    pub(crate) fn of(samples: &[Duration]) -> Self {
-        let mut ms: Vec<f64> = samples.iter().map(|&d| crate::report::ms(d)).collect();
-        ms.sort_by(f64::total_cmp);
-        let n = ms.len();
-        let median = if n % 2 == 1 {
-            ms[n / 2]
-        } else {
-            crate::report::round_ms((ms[n / 2 - 1] + ms[n / 2]) / 2.0)
-        };
-        Self {
-            median,
-            min: ms[0],
-            max: ms[n - 1],
-        }
+/// The spread of `samples` in milliseconds, each figure rounded to the microsecond.
+///
+/// # Panics
+/// If `samples` is empty (callers always run at least once).
+pub(crate) fn spread_ms(samples: &[Duration]) -> Spread {
+    let s = Spread::of_ms(samples);
+    let round = crate::report::round_ms;
+    Spread {
+        median: round(s.median),
+        min: round(s.min),
+        max: round(s.max),
     }
 }
 
@@ -37,10 +24,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn median_of_odd_and_even_counts() {
-        let ms = |v: &[u64]| v.iter().map(|&x| Duration::from_millis(x)).collect::<Vec<_>>();
-        let s = Spread::of(&ms(&[5, 1, 3]));
-        assert_eq!((s.median, s.min, s.max), (3.0, 1.0, 5.0));
-        assert_eq!(Spread::of(&ms(&[4, 1, 3, 2])).median, 2.5);
+    fn rounded_to_the_microsecond() {
+        let us = |v: &[u64]| v.iter().map(|&x| Duration::from_nanos(x)).collect::<Vec<_>>();
+        let s = spread_ms(&us(&[5_000_400, 1_000_000, 3_000_600]));
+        assert_eq!((s.median, s.min, s.max), (3.001, 1.0, 5.0));
+        assert_eq!(
+            spread_ms(&us(&[4_000_000, 1_000_000, 3_000_000, 2_000_000])).median,
+            2.5
+        );
     }
 }

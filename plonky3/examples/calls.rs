@@ -98,9 +98,8 @@ fn chained<N: AdditiveNtt<Poly64>>(
     (fastest, median_ms(times))
 }
 
-fn median_ms(mut samples: Vec<Duration>) -> f64 {
-    samples.sort();
-    samples[samples.len() / 2].as_secs_f64() * 1e3
+fn median_ms(samples: Vec<Duration>) -> f64 {
+    ntt_runtime::stats::Spread::of_ms(&samples).median
 }
 
 /// A copy of `input` through the call its shape names, timed (the copy is not).

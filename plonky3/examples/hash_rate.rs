@@ -13,15 +13,12 @@ use std::time::{Duration, Instant};
 
 /// The median of nine timed runs of `run`.
 fn median_time(mut run: impl FnMut()) -> Duration {
-    let mut runs: Vec<Duration> = (0..9)
-        .map(|_| {
-            let start = Instant::now();
-            run();
-            start.elapsed()
-        })
-        .collect();
-    runs.sort();
-    runs[runs.len() / 2]
+    let runs = (0..9).map(|_| {
+        let start = Instant::now();
+        run();
+        start.elapsed().as_secs_f64()
+    });
+    Duration::from_secs_f64(ntt_runtime::stats::median(runs))
 }
 
 /// The median time to hash `bytes` as messages of `message` bytes, one `hash_slice` call each.

@@ -376,14 +376,7 @@ struct Samples {
 }
 
 fn median_ms(samples: &[Duration]) -> f64 {
-    let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
-    ms.sort_by(f64::total_cmp);
-    let n = ms.len();
-    if n % 2 == 1 {
-        ms[n / 2]
-    } else {
-        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
-    }
+    ntt_runtime::stats::Spread::of_ms(samples).median
 }
 
 /// The median of one field of the breakdowns, in milliseconds (or a plain count).

@@ -97,14 +97,8 @@ fn run(line: &Value) -> Option<Run> {
     })
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
+fn median(values: Vec<f64>) -> f64 {
+    ntt_runtime::stats::median(values)
 }
 
 /// The segment-wise median of bars.

@@ -69,6 +69,7 @@ mod roots;
 mod run_state;
 mod scratch;
 mod sleep;
+pub mod stats;
 mod task;
 mod topology;
 pub mod touch;

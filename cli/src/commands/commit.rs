@@ -97,7 +97,7 @@ impl Spreads {
             return None;
         }
         let stage = |f: fn(&CommitTimings) -> std::time::Duration| {
-            Spread::of(&runs.iter().map(f).collect::<Vec<_>>())
+            crate::stats::spread_ms(&runs.iter().map(f).collect::<Vec<_>>())
         };
         Some(Self {
             allocate: stage(|t| t.allocate),

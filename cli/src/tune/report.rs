@@ -58,7 +58,7 @@ impl Measured {
             same_plan: Vec::new(),
             same_plan_candidates: Vec::new(),
             samples_ms: samples.iter().map(|&d| crate::report::ms(d)).collect(),
-            ms: Spread::of(samples),
+            ms: crate::stats::spread_ms(samples),
         }
     }
 }
