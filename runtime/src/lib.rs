@@ -73,6 +73,7 @@ pub mod stats;
 mod task;
 mod topology;
 pub mod touch;
+pub mod units;
 
 pub use context::TaskContext;
 pub use global::{build_global, global_pool};

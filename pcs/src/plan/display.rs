@@ -6,20 +6,10 @@ use super::{
 };
 use core::fmt;
 
-/// A byte count in the largest binary unit that keeps it readable (`2 MiB`, `1.5 KiB`).
+/// A byte count in the largest binary unit that keeps it readable (`2 MiB`, `1.5 KiB`):
+/// [`ntt_runtime::units::human_bytes`] of a `usize`.
 pub fn bytes(b: usize) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut value = b as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if value.fract() == 0.0 {
-        format!("{value} {}", UNITS[unit])
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
+    ntt_runtime::units::human_bytes(b as u64)
 }
 
 fn source(s: Source) -> &'static str {

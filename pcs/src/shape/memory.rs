@@ -127,21 +127,8 @@ fn cgroup_limit(groups: &str, read: impl Fn(&str) -> Option<String>) -> Option<u
     smallest
 }
 
-/// `bytes` as a short human size (`1.5 GiB`).
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
+/// `bytes` as a short human size (`1.5 GiB`): ntt-runtime's formatter.
+pub use ntt_runtime::units::human_bytes;
 
 #[cfg(test)]
 mod tests {
@@ -192,13 +179,13 @@ mod tests {
         let err = memory.check("the codeword", 3 << 30).unwrap_err().to_string();
         assert_eq!(
             err,
-            "the codeword needs 3.0 GiB of memory, more than the 2.0 GiB available (the cgroup memory limit)"
+            "the codeword needs 3 GiB of memory, more than the 2 GiB available (the cgroup memory limit)"
         );
         assert!(
             AvailableMemory::default().check("x", u64::MAX).is_ok(),
             "unknown: allowed"
         );
         assert_eq!(human_bytes(1023), "1023 B");
-        assert_eq!(human_bytes(1 << 62), "4.0 EiB");
+        assert_eq!(human_bytes(1 << 62), "4 EiB");
     }
 }

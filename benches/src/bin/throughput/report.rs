@@ -124,13 +124,9 @@ pub(crate) fn print_comparison(c: &Comparison) {
     println!();
 }
 
-/// `512 KiB`, `64 MiB`.
+/// `512 KiB`, `64 MiB`, `1.5 MiB`.
 pub(crate) fn size(bytes: usize) -> String {
-    if bytes >= 1 << 20 {
-        format!("{} MiB", bytes >> 20)
-    } else {
-        format!("{} KiB", bytes >> 10)
-    }
+    ntt_runtime::units::human_bytes(bytes as u64)
 }
 
 pub(crate) fn print_throughput_header(shape: BenchShape, repeat: usize) {
