@@ -32,25 +32,24 @@
 //! the 1 KiB chunks holding the rows. A prover that needs small proofs commits with a row tree
 //! instead, [`Scheme::rows`]: one leaf per codeword row, hashed with [`HashKind::Keccak`] or
 //! [`HashKind::Blake3`], capped at `cap_height`, exactly Plonky3's `MerkleTreeMmcs` over the
-//! codeword. [`ProverData::open_rows`] opens such a commitment ([`RowOpening`], checked by
-//! [`verify_rows`]); [`ProverData::prove`] opens either kind as a [`Proof`], which
-//! [`Proof::to_bytes`] serialises and [`verify_proof`] checks. [`row_tree_bytes`] says what the
-//! tree costs in memory beside the codeword.
+//! codeword. [`ProverData::open`] opens it as it opens a chunk tree, returning a [`Proof`]
+//! (here [`Proof::Rows`], a [`RowOpening`]) that [`Proof::to_bytes`] serialises and [`verify`]
+//! checks, with the rows asked for in any order. [`row_tree_bytes`] says what the tree costs in
+//! memory beside the codeword.
 //!
 //! ```
-//! use ntt_pcs::{CommitParams, HashKind, Proof, Scheme, verify_proof};
+//! use ntt_pcs::{CommitParams, HashKind, Proof, Scheme, verify};
 //!
 //! let committer = ntt_pcs::committer()?;
 //! let witness: Vec<u64> = (0..8u64 << 8).collect();
 //! let scheme = Scheme::rows(HashKind::Keccak, 2)?;
 //! let params = CommitParams::lanes(8).log_inv_rate(1).scheme(scheme);
 //! let (commitment, prover) = committer.commit(&witness, params)?;
-//! let proof = Proof::from_bytes(&prover.prove(&[3, 300])?.to_bytes())?;
-//! let rows = verify_proof(&commitment, &[3, 300], &proof)?;
+//! let proof = Proof::from_bytes(&prover.open(&[3, 300])?.to_bytes())?;
+//! assert!(matches!(proof, Proof::Rows(_)));
+//! let rows = verify(&commitment, &[3, 300], &proof)?;
 //! assert_eq!(rows[1], prover.codeword()[300 * 8..301 * 8]);
-//! // The same rows opened as a row-tree opening alone.
-//! let opening = prover.open_rows(&[3, 300])?;
-//! assert_eq!(ntt_pcs::verify_rows(&commitment, &[3, 300], &opening)?, rows);
+//! assert_eq!(verify(&commitment, &[300, 3], &proof)?[0], rows[1]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
