@@ -15,8 +15,9 @@
 //! ```
 //!
 //! # Merkle trees
-//! [`KeccakMerkleMmcs`] and [`Blake3MerkleMmcs`] are Plonky3's `MerkleTreeMmcs`
-//! ([`PlonkyMerkleMmcs`]) of Keccak-256 and BLAKE3, byte for byte: the same commitments, openings
+//! [`KeccakMerkleMmcs`], [`Blake3MerkleMmcs`] and [`Sha256MerkleMmcs`] are Plonky3's
+//! `MerkleTreeMmcs` ([`PlonkyMerkleMmcs`]) of Keccak-256, BLAKE3 and SHA-256 (nodes by one bare
+//! SHA-256 compression, Plonky3's `Sha256Compress`), byte for byte: the same commitments, openings
 //! and proofs, so a proof made with them verifies with Plonky3 alone. Made with
 //! `sharing_pool_of(&ntt, cap_height)`, the tree hashes on the NTT's pool, and the NTT hashes
 //! each codeword's rows in the tasks that finish them, so committing the codeword reads it no
@@ -95,11 +96,13 @@ mod words;
 
 pub use merkle::{
     Blake3MerkleMmcs, KeccakMerkleMmcs, MerkleMmcs, MerkleProverData, MerkleStats, PlonkyMerkleMmcs, RowHash,
+    Sha256MerkleMmcs,
 };
 // What every prover using this crate names: the field, and the hashes of the trees.
 pub use p3_binary_field::{Poly64, Poly192};
 pub use p3_blake3::Blake3;
 pub use p3_keccak::Keccak256Hash;
+pub use p3_sha256::{Sha256, Sha256Compress};
 
 pub use mmcs::{Blake3Commitment, Blake3Mmcs, Blake3MmcsError, Blake3Proof, Blake3ProverData, MatrixOpening};
 pub use ntt::{EngineNtt, IDLE_SPIN};

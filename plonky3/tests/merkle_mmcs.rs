@@ -15,6 +15,7 @@ use p3_field::BasedVectorSpace;
 use p3_keccak::Keccak256Hash;
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::{Dimensions, Matrix};
+use p3_sha256::{Sha256, Sha256Compress};
 use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
 use proptest::prelude::*;
 use rand::rngs::ChaCha8Rng;
@@ -22,11 +23,18 @@ use rand::{RngExt, SeedableRng};
 use std::sync::Arc;
 
 fn plonky<H: RowHash>(cap_height: usize) -> PlonkyMerkleMmcs<H> {
-    PlonkyMerkleMmcs::new(
-        SerializingHasher::new(H::HASHER),
-        CompressionFunctionFromHasher::new(H::HASHER),
-        cap_height,
-    )
+    PlonkyMerkleMmcs::new(SerializingHasher::new(H::HASHER), H::COMPRESS, cap_height)
+}
+
+/// The oracles are Plonky3's own trees, spelled out: each hash with the node function Plonky3
+/// pairs it with (the assignments fail to compile if the aliases name anything else).
+#[test]
+fn the_oracles_are_plonky3s_trees() {
+    type Tree<H, C> = p3_merkle_tree::MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>, C, 2, 32>;
+    let _: Tree<Keccak256Hash, CompressionFunctionFromHasher<Keccak256Hash, 2, 32>> =
+        plonky::<Keccak256Hash>(0);
+    let _: Tree<Blake3, CompressionFunctionFromHasher<Blake3, 2, 32>> = plonky::<Blake3>(0);
+    let _: Tree<Sha256, Sha256Compress> = plonky::<Sha256>(0);
 }
 
 fn pool() -> Arc<ntt_runtime::ThreadPool> {
@@ -150,10 +158,15 @@ proptest! {
     fn blake3_trees_are_plonky3s((max, shapes, cap, seed) in batch_strategy()) {
         run_random_batch::<Blake3>(&pool(), max, &shapes, cap, seed);
     }
+
+    #[test]
+    fn sha256_trees_are_plonky3s((max, shapes, cap, seed) in batch_strategy()) {
+        run_random_batch::<Sha256>(&pool(), max, &shapes, cap, seed);
+    }
 }
 
 #[test]
-fn fixed_shapes_match_plonky3_with_both_hashes() {
+fn fixed_shapes_match_plonky3_with_every_hash() {
     let pool = pool();
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     // One row; odd heights; a ragged ladder; several tallest matrices; wide rows (past one
@@ -186,6 +199,11 @@ fn fixed_shapes_match_plonky3_with_both_hashes() {
             );
             check_batch(
                 &MerkleMmcs::<Blake3>::on_pool(Arc::clone(&pool), cap),
+                matrices.clone(),
+                &indices,
+            );
+            check_batch(
+                &MerkleMmcs::<Sha256>::on_pool(Arc::clone(&pool), cap),
                 matrices,
                 &indices,
             );
@@ -225,6 +243,7 @@ fn check_extension<H: RowHash>(engine: MerkleMmcs<H>) {
 fn extension_rows_match_plonky3() {
     check_extension(MerkleMmcs::<Keccak256Hash>::on_pool(pool(), 2));
     check_extension(MerkleMmcs::<Blake3>::on_pool(pool(), 0));
+    check_extension(MerkleMmcs::<Sha256>::on_pool(pool(), 1));
 }
 
 /// A message of `2^log_rows / 2` rows of `width`, zero-padded to `2^log_rows` rows.
@@ -314,6 +333,11 @@ fn keccak_commits_take_the_encoders_digests_only_for_the_codeword_it_encoded() {
 #[test]
 fn blake3_commits_take_the_encoders_digests_only_for_the_codeword_it_encoded() {
     check_fused::<Blake3>();
+}
+
+#[test]
+fn sha256_commits_take_the_encoders_digests_only_for_the_codeword_it_encoded() {
+    check_fused::<Sha256>();
 }
 
 #[test]

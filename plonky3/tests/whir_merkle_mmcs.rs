@@ -15,7 +15,7 @@ use p3_commit::MultilinearPcs;
 use p3_keccak::Keccak256Hash;
 use p3_sumcheck::layout::{Layout, PrefixProver, SuffixProver, Witness};
 use p3_symmetric::MerkleCap;
-use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
+use p3_symmetric::SerializingHasher;
 use p3_whir::{PcsProof, WhirProver};
 
 type PlonkyDomain = BinaryWhirDomain;
@@ -44,11 +44,7 @@ fn check_hash<H: RowHash, L: Layout<Poly64, Poly192>>(
     let cap = recommended_cap_height(&config);
     let mmcs = MerkleMmcs::<H>::sharing_pool_of(&ntt, cap);
     let engine_domain = EngineDomain::new(ntt);
-    let oracle = PlonkyMerkleMmcs::<H>::new(
-        SerializingHasher::new(H::HASHER),
-        CompressionFunctionFromHasher::new(H::HASHER),
-        cap,
-    );
+    let oracle = PlonkyMerkleMmcs::<H>::new(SerializingHasher::new(H::HASHER), H::COMPRESS, cap);
     let plonky: Pcs<PlonkyDomain, _, L> = Pcs::new(config, plonky_domain, oracle);
     let engine: Pcs<EngineDomain, _, L> = Pcs::new(
         instance.config(committed, &engine_domain),
@@ -92,6 +88,7 @@ fn check_hash<H: RowHash, L: Layout<Poly64, Poly192>>(
 fn check<L: Layout<Poly64, Poly192>>(instance: &Instance, witness: impl Fn() -> Witness<Poly64>) {
     check_hash::<Keccak256Hash, L>(instance, &witness);
     check_hash::<Blake3, L>(instance, &witness);
+    check_hash::<p3_sha256::Sha256, L>(instance, &witness);
 }
 
 common::whir_schedule_tests!(check);

@@ -2,8 +2,11 @@
 //! the prover hashes many messages at once, to the same digests).
 //!
 //! A leaf is the hash of its row's bytes (every word little-endian, as Plonky3's
-//! `SerializingHasher` feeds a `Poly64` row to a byte hash); a node is the hash of its two
-//! children's digests concatenated (Plonky3's `CompressionFunctionFromHasher<H, 2, 32>`).
+//! `SerializingHasher` feeds a `Poly64` row to a byte hash). A node is what the hash's own node
+//! function makes of its two children's digests concatenated: for BLAKE3 and Keccak the hash of
+//! those 64 bytes (Plonky3's `CompressionFunctionFromHasher<H, 2, 32>`), for SHA-256 one
+//! compression of them as a single block from the standard initial value, without padding
+//! (Plonky3's `Sha256Compress`).
 
 use crate::scheme::HashKind;
 
@@ -22,6 +25,10 @@ pub fn hash_bytes(hash: HashKind, bytes: &[u8]) -> Digest {
             keccak.finalize(&mut out);
             out
         }
+        HashKind::Sha256 => {
+            use sha2::Digest as _;
+            sha2::Sha256::digest(bytes).into()
+        }
     }
 }
 
@@ -36,7 +43,33 @@ pub fn node_digest(hash: HashKind, left: &Digest, right: &Digest) -> Digest {
     let mut both = [0u8; 64];
     both[..32].copy_from_slice(left);
     both[32..].copy_from_slice(right);
-    hash_bytes(hash, &both)
+    match hash {
+        HashKind::Blake3 | HashKind::Keccak => hash_bytes(hash, &both),
+        HashKind::Sha256 => sha256_compress(&both),
+    }
+}
+
+/// SHA-256's compression function applied once to `block` from the standard initial value, the
+/// state written big-endian: a 2-to-1 node function with no padding block (SHA-256 of the same
+/// 64 bytes would compress a second, padding block).
+fn sha256_compress(block: &[u8; 64]) -> Digest {
+    const IV: [u32; 8] = [
+        0x6a09_e667,
+        0xbb67_ae85,
+        0x3c6e_f372,
+        0xa54f_f53a,
+        0x510e_527f,
+        0x9b05_688c,
+        0x1f83_d9ab,
+        0x5be0_cd19,
+    ];
+    let mut state = IV;
+    sha2::block_api::compress256(&mut state, core::slice::from_ref(block));
+    let mut out = [0u8; 32];
+    for (bytes, word) in out.chunks_exact_mut(4).zip(state) {
+        bytes.copy_from_slice(&word.to_be_bytes());
+    }
+    out
 }
 
 #[cfg(test)]
@@ -58,10 +91,39 @@ mod tests {
             leaf_digest(HashKind::Keccak, &[0x0807_0605_0403_0201]),
             hash_bytes(HashKind::Keccak, &[1, 2, 3, 4, 5, 6, 7, 8])
         );
+        assert_eq!(
+            hex::encode(hash_bytes(HashKind::Sha256, b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
         let (a, b) = ([1u8; 32], [2u8; 32]);
         assert_eq!(
             node_digest(HashKind::Blake3, &a, &b),
             hash_bytes(HashKind::Blake3, &[[1u8; 32], [2u8; 32]].concat())
+        );
+    }
+
+    #[test]
+    fn sha256_nodes_are_one_compression_without_padding() {
+        // The compression of the 64-byte block alone is the state SHA-256 reaches after its
+        // first block: for the empty-padded message "abc" that is SHA-256("abc") itself.
+        let mut block = [0u8; 64];
+        block[..3].copy_from_slice(b"abc");
+        block[3] = 0x80;
+        block[63] = 24; // message length in bits, big-endian
+        let (left, right) = block.split_at(32);
+        assert_eq!(
+            node_digest(
+                HashKind::Sha256,
+                left.try_into().unwrap(),
+                right.try_into().unwrap()
+            ),
+            hash_bytes(HashKind::Sha256, b"abc")
+        );
+        // And it is not the hash of the 64 bytes, which compresses a padding block too.
+        let (a, b) = ([7u8; 32], [9u8; 32]);
+        assert_ne!(
+            node_digest(HashKind::Sha256, &a, &b),
+            hash_bytes(HashKind::Sha256, &[a, b].concat())
         );
     }
 }

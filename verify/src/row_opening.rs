@@ -139,6 +139,7 @@ impl RowOpening {
         out.push(match self.hash {
             HashKind::Blake3 => 0,
             HashKind::Keccak => 1,
+            HashKind::Sha256 => 2,
         });
         // A cap height above 255 cannot be a valid scheme; saturate so it is refused on reading.
         out.push(u8::try_from(self.cap_height).unwrap_or(u8::MAX));
@@ -184,6 +185,7 @@ impl RowOpening {
         let hash = match header[6] {
             0 => HashKind::Blake3,
             1 => HashKind::Keccak,
+            2 => HashKind::Sha256,
             other => return Err(ProofDecodeError::UnknownHash(other)),
         };
         let cap_height = u32::from(header[7]);
@@ -258,4 +260,27 @@ pub fn fold_to_cap<E>(
         nodes = parents;
     }
     Ok(Some(nodes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_hash_round_trips_its_byte_and_others_are_refused() {
+        for hash in [HashKind::Blake3, HashKind::Keccak, HashKind::Sha256] {
+            let scheme = Scheme::rows(hash, 1).expect("scheme");
+            let opening = RowOpening::new(scheme, 2, 1, vec![3], vec![9], vec![[5; 32]]);
+            let bytes = opening.to_bytes();
+            assert_eq!(RowOpening::from_bytes(&bytes).expect("decodes"), opening);
+        }
+        let scheme = Scheme::rows(HashKind::Sha256, 0).expect("scheme");
+        let mut bytes = RowOpening::new(scheme, 0, 1, vec![0], vec![1], vec![]).to_bytes();
+        assert_eq!(bytes[6], 2, "SHA-256 is hash byte 2");
+        bytes[6] = 3;
+        assert!(matches!(
+            RowOpening::from_bytes(&bytes),
+            Err(ProofDecodeError::UnknownHash(3))
+        ));
+    }
 }

@@ -1,6 +1,6 @@
 //! Which Merkle tree a commitment is: the BLAKE3 chunk tree of the codeword's bytes, or a tree
 //! with one leaf per codeword row (Plonky3's `MerkleTreeMmcs` over the codeword as a row-major
-//! matrix), hashed with BLAKE3 or Keccak-256, optionally capped.
+//! matrix), hashed with BLAKE3, Keccak-256 or SHA-256, optionally capped.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -32,6 +32,9 @@ pub enum HashKind {
     /// Keccak-256 (the original Keccak padding, as Ethereum): Plonky3's
     /// `p3_keccak::Keccak256Hash`.
     Keccak,
+    /// SHA-256 for the leaves and one SHA-256 compression, without padding, for the nodes:
+    /// Plonky3's `p3_sha256::Sha256` and `p3_sha256::Sha256Compress`.
+    Sha256,
 }
 
 impl core::fmt::Display for TreeKind {
@@ -48,6 +51,7 @@ impl core::fmt::Display for HashKind {
         f.write_str(match self {
             Self::Blake3 => "blake3",
             Self::Keccak => "keccak",
+            Self::Sha256 => "sha256",
         })
     }
 }

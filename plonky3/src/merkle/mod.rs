@@ -17,14 +17,16 @@ use p3_binary_field::Poly64;
 use p3_commit::{BatchOpening, BatchOpeningRef, Mmcs};
 use p3_matrix::{Dimensions, Matrix};
 use p3_merkle_tree::{MerkleTreeError, MerkleTreeMmcs, PrunedMerklePaths};
-use p3_symmetric::{CompressionFunctionFromHasher, MerkleCap, SerializingHasher};
+use p3_symmetric::{MerkleCap, SerializingHasher};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use tree::{Digest, Plan};
 
-/// Plonky3's `MerkleTreeMmcs` of the hash `H`, which this Mmcs matches byte for byte.
+/// Plonky3's `MerkleTreeMmcs` of the hash `H` and its node function, which this Mmcs matches
+/// byte for byte: `CompressionFunctionFromHasher<H, 2, 32>` for Keccak and BLAKE3,
+/// `Sha256Compress` for SHA-256.
 pub type PlonkyMerkleMmcs<H> =
-    MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>, CompressionFunctionFromHasher<H, 2, 32>, 2, 32>;
+    MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>, <H as RowHash>::Compress, 2, 32>;
 
 /// [`MerkleMmcs`] with Keccak-256: Plonky3's WHIR benchmark tree.
 pub type KeccakMerkleMmcs = MerkleMmcs<p3_keccak::Keccak256Hash>;
@@ -32,10 +34,15 @@ pub type KeccakMerkleMmcs = MerkleMmcs<p3_keccak::Keccak256Hash>;
 /// [`MerkleMmcs`] with BLAKE3.
 pub type Blake3MerkleMmcs = MerkleMmcs<p3_blake3::Blake3>;
 
+/// [`MerkleMmcs`] with SHA-256: Plonky3's `MerkleTreeMmcs<Poly64, u8,
+/// SerializingHasher<Sha256>, Sha256Compress, 2, 32>`, whose nodes are one SHA-256 compression
+/// without padding.
+pub type Sha256MerkleMmcs = MerkleMmcs<p3_sha256::Sha256>;
+
 /// Plonky3's binary Merkle tree commitment over `Poly64` matrices, with the hash `H`
-/// ([`KeccakMerkleMmcs`], [`Blake3MerkleMmcs`]): commitments, openings and proofs are, byte for
-/// byte, those of [`PlonkyMerkleMmcs<H>`] (`MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>,
-/// CompressionFunctionFromHasher<H, 2, 32>, 2, 32>`) with the same cap height, so either side
+/// ([`KeccakMerkleMmcs`], [`Blake3MerkleMmcs`], [`Sha256MerkleMmcs`]): commitments, openings and
+/// proofs are, byte for byte, those of [`PlonkyMerkleMmcs<H>`] (`MerkleTreeMmcs<Poly64, u8,
+/// SerializingHasher<H>, H::Compress, 2, 32>`) with the same cap height, so either side
 /// verifies the other's proofs. Several matrices of different heights (on Plonky3's
 /// `⌈max / 2^k⌉` ladder) share one tree as in Plonky3: the tallest are hashed into the leaves,
 /// shorter ones injected where their height lands.
@@ -118,11 +125,7 @@ impl<H: RowHash> MerkleMmcs<H> {
             cap_height,
             fused: None,
             times: Arc::default(),
-            verifier: PlonkyMerkleMmcs::new(
-                SerializingHasher::new(H::HASHER),
-                CompressionFunctionFromHasher::new(H::HASHER),
-                cap_height,
-            ),
+            verifier: PlonkyMerkleMmcs::new(SerializingHasher::new(H::HASHER), H::COMPRESS, cap_height),
         }
     }
 

@@ -18,7 +18,7 @@
 //! slots.
 
 use super::fused::FusedLeaves;
-use super::hash::{RowHash, hash_id, hash_many};
+use super::hash::{RowHash, compress_many, hash_id, hash_many};
 use crate::words::as_le_bytes;
 use ntt_runtime::ThreadPool;
 use p3_binary_field::Poly64;
@@ -285,11 +285,11 @@ fn nodes<H: RowHash, M: Matrix<Poly64>>(
     pool: &ThreadPool,
 ) -> Vec<Digest> {
     let mut layer = vec![ZERO; padded_len(computed)];
-    let pairs = below[..2 * computed].as_flattened();
+    let pairs = &below[..2 * computed];
     let injected_rows = group.first().map_or(0, |&m| matrices[m].height());
     pool.chunks_mut(&mut layer[..computed], NODES_PER_TASK, |task, out, _| {
         let first = task * NODES_PER_TASK;
-        hash_many::<H>(&pairs[first * 64..(first + out.len()) * 64], out);
+        compress_many::<H>(&pairs[2 * first..2 * (first + out.len())], out);
         if group.is_empty() {
             return;
         }
@@ -300,8 +300,8 @@ fn nodes<H: RowHash, M: Matrix<Poly64>>(
             Some(digests) => row_digests[..rows].copy_from_slice(&digests[first..first + rows]),
             None => hash_rows::<H, M>(matrices, group, first, &mut row_digests[..rows]),
         }
-        let staged: Vec<[Digest; 2]> = out.iter().zip(&row_digests).map(|(&f, &r)| [f, r]).collect();
-        hash_many::<H>(staged.as_flattened().as_flattened(), out);
+        let staged: Vec<Digest> = out.iter().zip(&row_digests).flat_map(|(&f, &r)| [f, r]).collect();
+        compress_many::<H>(&staged, out);
     });
     layer
 }

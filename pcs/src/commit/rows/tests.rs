@@ -5,7 +5,9 @@ use p3_binary_field::Poly64;
 use p3_commit::Mmcs;
 use p3_matrix::dense::RowMajorMatrix;
 use p3_merkle_tree::MerkleTreeMmcs;
-use p3_symmetric::{CompressionFunctionFromHasher, SerializingHasher};
+use p3_symmetric::{
+    CompressionFunctionFromHasher, CryptographicHasher, PseudoCompressionFunction, SerializingHasher,
+};
 use proptest::prelude::*;
 
 use crate::commit::commit_codeword_with;
@@ -13,22 +15,23 @@ use crate::test_words::words;
 use crate::{CommitParams, Committer, Encoder};
 use ntt_verify::{HashKind, Proof, Scheme, verify};
 
-type P3Mmcs<H> =
-    MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>, CompressionFunctionFromHasher<H, 2, 32>, 2, 32>;
+type P3Mmcs<H, C> = MerkleTreeMmcs<Poly64, u8, SerializingHasher<H>, C, 2, 32>;
 
-/// Plonky3's cap, and each row's path, for `codeword` as a matrix of width `lanes`.
-fn plonky3<H: Clone + Sync + p3_symmetric::CryptographicHasher<u8, [u8; 32]>>(
+/// Plonky3's cap, and each row's path, for `codeword` as a matrix of width `lanes`, leaves
+/// hashed with `h` and nodes with `c`.
+fn plonky3<H, C>(
     h: H,
+    c: C,
     codeword: &[u64],
     lanes: usize,
     cap_height: usize,
     rows: &[usize],
-) -> (Vec<[u8; 32]>, Vec<Vec<[u8; 32]>>) {
-    let mmcs = P3Mmcs::new(
-        SerializingHasher::new(h.clone()),
-        CompressionFunctionFromHasher::new(h),
-        cap_height,
-    );
+) -> (Vec<[u8; 32]>, Vec<Vec<[u8; 32]>>)
+where
+    H: Clone + Sync + CryptographicHasher<u8, [u8; 32]>,
+    C: Clone + Sync + PseudoCompressionFunction<[u8; 32], 2>,
+{
+    let mmcs = P3Mmcs::new(SerializingHasher::new(h), c, cap_height);
     let matrix = RowMajorMatrix::new(codeword.iter().map(|&w| Poly64::new(w)).collect(), lanes);
     let (cap, data) = mmcs.commit_matrix(matrix);
     let paths = rows
@@ -42,15 +45,22 @@ fn check(hash: HashKind, log_rows: u32, lanes: usize, cap_height: u32, rows: &[u
     let codeword = words(lanes << log_rows, seed);
     let scheme = Scheme::rows(hash, cap_height).expect("cap height in range");
     let (commitment, prover) = commit_codeword_with(codeword.clone(), lanes, scheme).expect("commits");
+    let cap_height_p3 = cap_height as usize;
     let (cap, paths) = match hash {
-        HashKind::Keccak => plonky3(
-            p3_keccak::Keccak256Hash,
-            &codeword,
-            lanes,
-            cap_height as usize,
-            rows,
-        ),
-        HashKind::Blake3 => plonky3(p3_blake3::Blake3, &codeword, lanes, cap_height as usize, rows),
+        HashKind::Keccak => {
+            let h = p3_keccak::Keccak256Hash;
+            let c = CompressionFunctionFromHasher::new(h);
+            plonky3(h, c, &codeword, lanes, cap_height_p3, rows)
+        }
+        HashKind::Blake3 => {
+            let h = p3_blake3::Blake3;
+            let c = CompressionFunctionFromHasher::new(h);
+            plonky3(h, c, &codeword, lanes, cap_height_p3, rows)
+        }
+        HashKind::Sha256 => {
+            let c = p3_sha256::Sha256Compress;
+            plonky3(p3_sha256::Sha256, c, &codeword, lanes, cap_height_p3, rows)
+        }
     };
     assert_eq!(
         commitment.cap(),
@@ -82,9 +92,11 @@ fn check(hash: HashKind, log_rows: u32, lanes: usize, cap_height: u32, rows: &[u
     }
 }
 
+const HASHES: [HashKind; 3] = [HashKind::Blake3, HashKind::Keccak, HashKind::Sha256];
+
 #[test]
 fn one_row_codewords_and_every_cap() {
-    for hash in [HashKind::Blake3, HashKind::Keccak] {
+    for hash in HASHES {
         for cap_height in 0..=4 {
             check(hash, 0, 3, cap_height, &[0], 1);
             check(hash, 2, 1, cap_height, &[0, 3, 1], 2);
@@ -97,14 +109,14 @@ proptest! {
 
     #[test]
     fn the_row_tree_is_plonky3s(
-        keccak in any::<bool>(),
+        which in 0usize..HASHES.len(),
         log_rows in 0u32..9,
         lanes in 1usize..70,
         cap_height in 0u32..=4,
         picks in prop::collection::vec(any::<u64>(), 1..6),
         seed in any::<u64>(),
     ) {
-        let hash = if keccak { HashKind::Keccak } else { HashKind::Blake3 };
+        let hash = HASHES[which];
         let rows: Vec<usize> = picks.iter().map(|p| (p % (1u64 << log_rows)) as usize).collect();
         check(hash, log_rows, lanes, cap_height, &rows, seed);
     }
@@ -119,6 +131,8 @@ fn the_fused_commit_matches_the_finished_codeword_and_forgeries_fail() {
             (8, 64, HashKind::Keccak, 3),
             (10, 3, HashKind::Blake3, 1),
             (12, 16, HashKind::Keccak, 0),
+            (9, 5, HashKind::Sha256, 2),
+            (11, 64, HashKind::Sha256, 0),
         ] {
             let witness = words(lanes << log_msg_rows, log_msg_rows as u64);
             let scheme = Scheme::rows(hash, cap_height).expect("scheme");
@@ -154,19 +168,13 @@ fn the_fused_commit_matches_the_finished_codeword_and_forgeries_fail() {
             // The same rows asked in another order, or with other repeats, are the same request.
             let shuffled = verify(&commitment, &[17, 5, 0], &opening).expect("holds");
             assert_eq!(shuffled[0], prover.codeword()[17 * lanes..18 * lanes]);
-            // The other hash, another cap height, or the chunk tree's verifier refuse it too.
-            let other = Scheme::rows(
-                if hash == HashKind::Keccak {
-                    HashKind::Blake3
-                } else {
-                    HashKind::Keccak
-                },
-                cap_height,
-            )
-            .expect("scheme");
-            let (other_commitment, _) =
-                commit_codeword_with(prover.codeword().to_vec(), lanes, other).expect("commits");
-            assert!(verify(&other_commitment, &rows, &opening).is_err());
+            // Every other hash refuses it too.
+            for other in HASHES.into_iter().filter(|&h| h != hash) {
+                let other = Scheme::rows(other, cap_height).expect("scheme");
+                let (other_commitment, _) =
+                    commit_codeword_with(prover.codeword().to_vec(), lanes, other).expect("commits");
+                assert!(verify(&other_commitment, &rows, &opening).is_err());
+            }
             assert!(matches!(prover.open(&rows), Ok(Proof::Rows(_))));
         }
     }
