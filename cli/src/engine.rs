@@ -1,12 +1,12 @@
 //! Building the pool, the backend, the wisdom and the committer from the flags.
 
-use crate::args::EngineArgs;
 use crate::error::CliError;
 use crate::what_if;
 use ntt_kernels::{Backend, BackendKind};
 use ntt_pcs::wisdom::{self, WisdomStatus};
 use ntt_pcs::{Committer, Encoder};
 use ntt_runtime::Topology;
+use ntt_shell::args::EngineArgs;
 use std::sync::Arc;
 
 /// An encoder and what became of the machine's wisdom.

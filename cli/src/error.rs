@@ -84,6 +84,13 @@ impl From<ntt_pcs::SetupError> for CliError {
     }
 }
 
+/// Flags that name no commitment scheme: bad input.
+impl From<ntt_shell::args::TreeArgsError> for CliError {
+    fn from(e: ntt_shell::args::TreeArgsError) -> Self {
+        Self::Input(e.to_string())
+    }
+}
+
 /// Encoder failures that are the engine's fault, not the input's: the CLI's only sink is the
 /// engine's own hasher, fed by the engine's own encoder.
 fn is_internal(e: &EncodeError) -> bool {
@@ -120,6 +127,16 @@ mod tests {
         assert_eq!(cli.exit_code(), EXIT_FAILURE, "{cli}");
         let commit = CliError::from(CommitError::Encode(EncodeError::TaskPanicked("boom".into())));
         assert_eq!(commit.exit_code(), EXIT_FAILURE);
+    }
+
+    #[test]
+    fn tree_flags_that_name_no_scheme_are_bad_input() {
+        let args = ntt_shell::args::TreeArgs {
+            hash: Some(ntt_shell::args::HashArg::Keccak),
+            ..Default::default()
+        };
+        let err = CliError::from(args.scheme().unwrap_err());
+        assert_eq!(err.exit_code(), EXIT_BAD_INPUT, "{err}");
     }
 
     #[test]

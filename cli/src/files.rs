@@ -2,59 +2,11 @@
 //! rules both binaries share ([`ntt_shell`]).
 
 use crate::error::CliError;
-use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// A file argument: a path, or `-` for standard input (when read) or standard output (when written).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum FileArg {
-    Std,
-    Path(PathBuf),
-}
-
-impl From<OsString> for FileArg {
-    fn from(arg: OsString) -> Self {
-        if arg == "-" {
-            Self::Std
-        } else {
-            Self::Path(arg.into())
-        }
-    }
-}
-
-/// As given on the command line: `-` or the path.
-impl std::fmt::Display for FileArg {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Std => f.write_str("-"),
-            Self::Path(p) => write!(f, "{}", p.display()),
-        }
-    }
-}
-
-impl FileArg {
-    pub(crate) fn is_std(&self) -> bool {
-        matches!(self, Self::Std)
-    }
-
-    /// How messages name it when read.
-    pub(crate) fn source_name(&self) -> String {
-        match self {
-            Self::Std => "standard input".to_owned(),
-            Self::Path(p) => format!("`{}`", p.display()),
-        }
-    }
-
-    /// How messages name it when written.
-    pub(crate) fn sink_name(&self) -> String {
-        match self {
-            Self::Std => "standard output".to_owned(),
-            Self::Path(p) => format!("`{}`", p.display()),
-        }
-    }
-}
+pub(crate) use ntt_shell::args::FileArg;
 
 /// Refuses two arguments that would both read standard input.
 pub(crate) fn one_stdin(args: &[(&str, Option<&FileArg>)]) -> Result<(), CliError> {
@@ -278,20 +230,12 @@ pub(crate) fn print(text: &str) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("ntt-files-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir
-    }
-
-    #[test]
-    fn dash_is_standard_io() {
-        assert_eq!(FileArg::from(OsString::from("-")), FileArg::Std);
-        assert_eq!(
-            FileArg::from(OsString::from("./-")),
-            FileArg::Path(PathBuf::from("./-"))
-        );
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! The `ntt` command line: commit, encode, open/verify, witnesses, the topology report, plan
 //! explanations and tuning.
 
-mod args;
 mod commands;
 mod commitment_file;
 mod engine;
@@ -13,7 +12,6 @@ mod progress;
 mod report;
 mod stats;
 mod touch_report;
-mod tree_args;
 mod tune;
 mod what_if;
 mod workload;
@@ -185,6 +183,27 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// The flags `ntt-mpi commit` and `ntt-mpi open` take too, from the same definitions.
+    #[test]
+    fn commit_and_open_take_the_shared_flags() {
+        use ntt_shell::args::SHARED_ARGV;
+        let command = Cli::command();
+        for name in ["commit", "open"] {
+            let flags = ntt_shell::args::flags_of(command.find_subcommand(name).unwrap());
+            for flag in ntt_shell::args::shared_flags() {
+                assert!(flags.contains(&flag), "ntt {name} lacks {flag}");
+            }
+        }
+        let parse = |argv: &[&str]| Cli::try_parse_from(["ntt"].iter().chain(argv)).map(|cli| cli.command);
+        assert!(matches!(
+            parse(&[&["commit"], SHARED_ARGV].concat()),
+            Ok(Command::Commit(_))
+        ));
+        let shared = &SHARED_ARGV[..SHARED_ARGV.len() - 2];
+        let open = parse(&[&["open"], shared, &["--rows", "3,17", "-o", "p.bin"]].concat());
+        assert!(matches!(open, Ok(Command::Open(_))), "{open:?}");
     }
 
     #[test]

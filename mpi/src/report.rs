@@ -10,7 +10,7 @@ use ntt_mpi::{Error, RankCommit, WitnessFile, agree};
 use ntt_pcs::{CommitParams, Commitment, Encoder, SetupError};
 use serde::Serialize;
 
-use crate::args::{CommitArgs, OpenArgs, WitnessArgs};
+use crate::args::{CommitArgs, JobArgs, OpenArgs};
 use crate::output;
 
 /// The version of the JSON printed (as `ntt --json`): keys may be added without a bump.
@@ -131,12 +131,17 @@ fn peak_rss_bytes() -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
-fn encoder(args: &WitnessArgs) -> Result<Encoder, Error> {
+/// This rank's engine: its pool as `--threads`, `--pin`, `NTT_THREADS` and `NTT_PIN` ask (as
+/// `ntt` builds its own), and `NTT_BACKEND`'s kernels.
+fn encoder(args: &JobArgs) -> Result<Encoder, Error> {
     let backend = Backend::from_env().map_err(SetupError::Backend)?;
-    let encoder = Encoder::builder()
-        .workers(args.threads.unwrap_or(0))
-        .backend(backend)
-        .build()?;
+    let mut builder = Encoder::builder()
+        .workers(args.engine.threads.unwrap_or(0))
+        .backend(backend);
+    if let Some(pin) = args.engine.pin_policy().map_err(SetupError::Pool)? {
+        builder = builder.pin(pin);
+    }
+    let encoder = builder.build()?;
     // Plan with this node's wisdom where it has some, as `ntt commit` does (plans only: the
     // bytes do not depend on them).
     let (wisdom, status) = ntt_pcs::wisdom::load(encoder.pool().topology());
@@ -145,7 +150,7 @@ fn encoder(args: &WitnessArgs) -> Result<Encoder, Error> {
     }
     Ok(encoder
         .with_wisdom(wisdom.map(std::sync::Arc::new))
-        .with_domain(args.domain()))
+        .with_domain(args.domain.domain()))
 }
 
 /// The stats of one rank, as words for the gather.
@@ -168,18 +173,25 @@ fn stats(mine: &RankCommit, threads: usize) -> [u64; STAT_WORDS] {
 }
 
 /// Every rank: its engine, its view of the witness, and its part of the commitment.
-fn run_commit<C: Communicator>(world: &C, args: &WitnessArgs) -> Result<(Encoder, RankCommit), Error> {
+fn run_commit<C: Communicator>(world: &C, args: &JobArgs) -> Result<(Encoder, RankCommit), Error> {
     let setup = (|| {
         let encoder = encoder(args)?;
-        let witness = WitnessFile::open(&args.input).map_err(Error::Read)?;
+        let witness = WitnessFile::open(args.input()).map_err(Error::Read)?;
         Ok((encoder, witness))
     })();
     let (encoder, witness) = agree(world, setup)?;
-    let params = CommitParams::lanes(args.lanes)
-        .log_inv_rate(args.log_inv_rate)
-        .layout(args.layout())
+    let witness_args = &args.witness;
+    let params = CommitParams::lanes(witness_args.lanes)
+        .log_inv_rate(witness_args.log_inv_rate)
+        .layout(witness_args.layout.into())
         .scheme(args.scheme().expect("checked before MPI started"));
-    let mine = ntt_mpi::commit(world, &encoder, &witness, params, args.expansion())?;
+    let mine = ntt_mpi::commit(
+        world,
+        &encoder,
+        &witness,
+        params,
+        witness_args.expansion.expansion(),
+    )?;
     Ok((encoder, mine))
 }
 
@@ -200,7 +212,7 @@ struct OpenReport {
 }
 
 pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Error> {
-    let (_, mine) = run_commit(world, &args.witness)?;
+    let (_, mine) = run_commit(world, &args.job)?;
     let Some(opening) = ntt_mpi::open(world, &mine, &args.rows.0)? else {
         return Ok(());
     };
@@ -223,7 +235,7 @@ pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Er
         output: args.output.display().to_string(),
         commitment: args.commitment.as_ref().map(|p| p.display().to_string()),
     };
-    if args.witness.json {
+    if args.job.json.json {
         print!("{}", json(&report));
     } else {
         // As `ntt open` prints it.
@@ -236,7 +248,7 @@ pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Er
 }
 
 pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<(), Error> {
-    let (encoder, mine) = run_commit(world, &args.witness)?;
+    let (encoder, mine) = run_commit(world, &args.job)?;
     if let Some(path) = &args.save_codeword {
         output::save_codeword(world, path, &mine.split, mine.rows())?;
     }
@@ -249,7 +261,7 @@ pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<()
     }
     let mut all = vec![0u64; STAT_WORDS * world.size() as usize];
     root_process.gather_into_root(&local[..], &mut all[..]);
-    if let Some(path) = &args.output {
+    if let Some(path) = args.commitment_file() {
         output::write_commitment(path, &mine.commitment)?;
     }
     let ms = |ns: u64| ns as f64 / 1e6;
@@ -281,7 +293,7 @@ pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<()
         lanes: shape.lanes(),
         log_inv_rate: shape.log_inv_rate(),
         basis: mine.commitment.basis(),
-        layout: args.witness.layout_name(),
+        layout: args.job.witness.layout.name(),
         witness_words: shape.message_words(),
         ranks: mine.split.ranks(),
         log_share_rows: mine.split.log_share_rows(),
@@ -297,7 +309,7 @@ pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<()
     };
     print!(
         "{}",
-        if args.witness.json {
+        if args.job.json.json {
             json(&report)
         } else {
             text(&report)

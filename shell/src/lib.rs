@@ -1,6 +1,8 @@
 //! What the `ntt` and `ntt-mpi` commands share about the files and the environment they are
 //! given, so that both follow one set of rules (docs/CLI.md):
 //!
+//! - [`args`]: the flags both take (the witness, the domain, the engine, the tree, the
+//!   commitment file, `--json`), defined once as `clap` structs each flattens.
 //! - [`write_atomically`]: an output written by one process, whole or not at all, through a file
 //!   with no name (Linux `O_TMPFILE`) or an unguessable one, never following a planted link.
 //! - [`SharedOutput`]: an output several processes (the ranks of an MPI job) write at offsets,
@@ -21,6 +23,7 @@
 
 #[cfg(target_os = "linux")]
 mod anonymous;
+pub mod args;
 mod atomic;
 pub mod commitment_file;
 pub mod environment;

@@ -1,14 +1,15 @@
 //! `ntt commit`: encode and commit a witness, report the root and the stage times.
 
-use crate::args::{DomainArgs, EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::stats::Spread;
 use crate::touch_report::{Pages, WorkerTouch, first_touch_line, pages_line};
-use crate::tree_args::TreeArgs;
 use crate::{commitment_file, engine, input, progress, report, workload};
 use clap::Args;
 use ntt_pcs::{CommitParams, CommitTimings, MessageLayout, ProverData, Shape};
+use ntt_shell::args::{
+    CommitmentOutputArgs, DomainArgs, EngineArgs, ExpansionArgs, JsonArgs, Layout, TreeArgs,
+};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -48,10 +49,8 @@ pub(crate) struct CommitArgs {
     /// (the report then goes to standard error).
     #[arg(long, value_name = "FILE")]
     save_codeword: Option<FileArg>,
-    /// Write the commitment file `ntt verify --commitment` reads (as `open --commitment`); `-`
-    /// for standard output (the report then goes to standard error).
-    #[arg(short, long, value_name = "FILE")]
-    output: Option<FileArg>,
+    #[command(flatten)]
+    output: CommitmentOutputArgs,
     #[command(flatten)]
     domain: DomainArgs,
     #[command(flatten)]
@@ -154,7 +153,7 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
     let scheme = args.tree.scheme()?;
     files::distinct(
         &[
-            ("--output", args.output.as_ref()),
+            ("--output", args.output.output.as_ref()),
             ("--save-codeword", args.save_codeword.as_ref()),
         ],
         &[("--input", input)],
@@ -199,7 +198,7 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
     if let Some(arg) = &args.save_codeword {
         files::write_words(arg, data.codeword())?;
     }
-    if let Some(arg) = &args.output {
+    if let Some(arg) = &args.output.output {
         commitment_file::write(arg, &commitment)?;
     }
 
@@ -248,7 +247,7 @@ fn print_report(args: &CommitArgs, report: &Report) -> Result<(), CliError> {
     } else {
         text(report)
     };
-    if [&args.save_codeword, &args.output]
+    if [&args.save_codeword, &args.output.output]
         .into_iter()
         .any(|arg| arg.as_ref().is_some_and(FileArg::is_std))
     {

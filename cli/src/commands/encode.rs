@@ -1,12 +1,12 @@
 //! `ntt encode`: write the Reed-Solomon codeword of a witness.
 
-use crate::args::{DomainArgs, EngineArgs, JsonArgs, WitnessArgs};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::{engine, input, report};
 use clap::Args;
 use ntt_pcs::memory;
 use ntt_pcs::{CommitParams, Shape};
+use ntt_shell::args::{DomainArgs, EngineArgs, JsonArgs, WitnessArgs};
 use serde::Serialize;
 use std::mem::MaybeUninit;
 use std::time::Instant;

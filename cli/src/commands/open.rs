@@ -1,12 +1,11 @@
 //! `ntt open`: commit to a witness and write a proof for some of its codeword rows.
 
-use crate::args::{DomainArgs, EngineArgs, JsonArgs, WitnessArgs};
 use crate::error::CliError;
 use crate::files::{self, FileArg};
-use crate::tree_args::TreeArgs;
 use crate::{commitment_file, engine, input, report};
 use clap::Args;
 use ntt_pcs::CommitParams;
+use ntt_shell::args::{DomainArgs, EngineArgs, JsonArgs, TreeArgs, WitnessArgs};
 use serde::Serialize;
 
 /// Flags of `ntt open`.

@@ -1,11 +1,11 @@
 //! `ntt plan`: explain the plan the engine would run for a shape.
 
-use crate::args::{EngineArgs, ExpansionArgs, JsonArgs, Layout};
 use crate::error::CliError;
 use crate::{engine, files, report, what_if};
 use clap::Args;
 use ntt_pcs::plan::Plan;
 use ntt_pcs::{Expansion, Shape};
+use ntt_shell::args::{EngineArgs, ExpansionArgs, JsonArgs, Layout};
 
 const EXAMPLES: &str = "Examples:
   ntt plan --log-n 24 --lanes 64 --log-inv-rate 1 --threads 2

@@ -1,6 +1,5 @@
 //! `ntt topology`: the machine as the engine sees it, the workers' budgets and the plans they lead to.
 
-use crate::args::{EngineArgs, JsonArgs};
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
 use crate::{engine, files, report, what_if};
@@ -10,6 +9,7 @@ use ntt_pcs::plan::bytes;
 use ntt_pcs::wisdom::WisdomStatus;
 use ntt_pcs::{Encoder, Expansion, MessageLayout};
 use ntt_runtime::{Cache, Provenance, Topology, WorkerBudget, WorkerLayout, WorkerPlacement};
+use ntt_shell::args::{EngineArgs, JsonArgs};
 use serde::Serialize;
 use std::fmt::Write as _;
 

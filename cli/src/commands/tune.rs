@@ -1,10 +1,8 @@
 //! `ntt tune`: measure which planner settings run fastest here, and optionally keep them as wisdom.
 
-use crate::args::{EngineArgs, ExpansionArgs, JsonArgs, PinArg};
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
 use crate::files::{self, FileArg};
-use crate::tree_args::TreeArgs;
 use crate::tune::measure::interleaved;
 use crate::tune::plot::{ONLY_DEFAULT, TunePlot};
 use crate::tune::report::{self, Best, Measured, Setting};
@@ -15,6 +13,7 @@ use ntt_kernels::BackendKind;
 use ntt_pcs::memory;
 use ntt_pcs::wisdom::{self, ShapeClass, Wisdom, WisdomEntry};
 use ntt_pcs::{CommitParams, Committer, Encoder, Expansion, MessageLayout, PlanConfig};
+use ntt_shell::args::{EngineArgs, ExpansionArgs, JsonArgs, PinArg, TreeArgs};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;

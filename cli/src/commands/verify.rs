@@ -1,12 +1,11 @@
 //! `ntt verify`: check an opening proof against a commitment and print the opened rows.
 
-use crate::args::JsonArgs;
 use crate::error::CliError;
 use crate::files::{self, FileArg};
-use crate::tree_args::TreeArgs;
 use crate::{commitment_file, input, memory, report};
 use clap::Args;
 use ntt_pcs::{Commitment, Proof, VerifyError};
+use ntt_shell::args::{JsonArgs, TreeArgs};
 use serde::Serialize;
 use std::fmt::Write as _;
 

@@ -1,11 +1,11 @@
 //! `ntt witness`: write a seeded pseudo-random witness file for the other commands.
 
-use crate::args::JsonArgs;
 use crate::commands::plan::shape_for;
 use crate::error::CliError;
 use crate::files::{self, FileArg};
 use crate::{report, workload};
 use clap::Args;
+use ntt_shell::args::JsonArgs;
 use serde::Serialize;
 
 /// Flags of `ntt witness`.
