@@ -67,7 +67,8 @@ for case in $(seq 1 8); do
     "$NTT" encode "${flags[@]}" --output "$work/expected.bin" >/dev/null
     codeword_bytes=$(( words * 8 << rate ))
     n_rows=$(( 1 << (log_rows + rate) ))
-    hash=$([ $((RANDOM % 2)) -eq 0 ] && echo blake3 || echo keccak)
+    hashes=(blake3 keccak sha256)
+    hash=${hashes[$((RANDOM % 3))]}
     for np in 1 2 4 8; do
         rows="$((RANDOM % n_rows)),$((RANDOM % n_rows)),$((n_rows - 1)),0,$((RANDOM % n_rows))"
         check_rows "$np" "$label" "$rows" "$hash" $((RANDOM % 6)) "${flags[@]}"
@@ -108,6 +109,8 @@ echo "ok  the commitment file verifies with ntt verify"
 "$NTT" verify --commitment "$work/c.json" --rows 3,4000,4001 --proof "$work/p.bin" >/dev/null \
     || fail "ntt verify rejects ntt-mpi's row-tree opening"
 echo "ok  ntt verify takes ntt-mpi's row-tree commitment file and opening"
+# SHA-256 row trees every run (the random cases pick a hash): nodes by a bare compression.
+check_rows 4 "fixed case" "3,4000,4001,0" sha256 1 --input "$work/w.bin" --lanes 8 --log-inv-rate 2
 
 # Refusals: on every rank, before any work, with the exit code of `ntt`.
 expect_refusal() { # expected-code pattern label -- mpirun arguments

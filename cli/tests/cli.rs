@@ -441,6 +441,58 @@ fn open_verify_round_trip_and_tampering() {
 }
 
 #[test]
+fn every_row_tree_hash_opens_and_verifies_and_no_other_accepts_it() {
+    let dir = scratch("row-hashes");
+    let witness = dir.join("w.bin");
+    write_witness(&witness, 5 * 32, 11);
+    let hashes = ["blake3", "keccak", "sha256"];
+    let mut caps = Vec::new();
+    for hash in hashes {
+        let (proof, commitment) = (dir.join(format!("{hash}.bin")), dir.join(format!("{hash}.json")));
+        let open = ntt(&[
+            "open",
+            s(&witness),
+            "--lanes",
+            "5",
+            "--log-inv-rate",
+            "1",
+            "--tree",
+            "rows",
+            "--hash",
+            hash,
+            "--cap-height",
+            "1",
+            "--rows",
+            "3,40,0",
+            "--output",
+            s(&proof),
+            "--commitment",
+            s(&commitment),
+        ]);
+        assert!(open.status.success(), "{hash}: {}", stderr(&open));
+        let file: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&commitment).unwrap()).expect("commitment JSON");
+        assert_eq!(file["hash"], hash);
+        caps.push(file["cap"].clone());
+        let verify = ntt(&["verify", s(&commitment), s(&proof), "--rows", "40,3,0"]);
+        assert!(verify.status.success(), "{hash}: {}", stderr(&verify));
+    }
+    // Three hashes, three commitments; a proof checked against another hash's is refused.
+    assert!(caps[0] != caps[1] && caps[1] != caps[2] && caps[0] != caps[2]);
+    for (i, hash) in hashes.iter().enumerate() {
+        let other = hashes[(i + 1) % 3];
+        let verify = ntt(&[
+            "verify",
+            s(&dir.join(format!("{other}.json"))),
+            s(&dir.join(format!("{hash}.bin"))),
+            "--rows",
+            "3,40,0",
+        ]);
+        assert!(!verify.status.success(), "a {hash} proof passed as {other}");
+    }
+}
+
+#[test]
 fn plan_explains_itself_in_text_and_json() {
     let text = ntt(&[
         "plan",

@@ -29,6 +29,9 @@ pub enum HashArg {
     Blake3,
     /// Keccak-256.
     Keccak,
+    /// SHA-256 leaves, nodes by one SHA-256 compression without padding (Plonky3's
+    /// `Sha256Compress`).
+    Sha256,
 }
 
 /// The one mapping from the flag to the library's hash: a new hash is one arm here (and one
@@ -38,6 +41,7 @@ impl From<HashArg> for HashKind {
         match hash {
             HashArg::Blake3 => HashKind::Blake3,
             HashArg::Keccak => HashKind::Keccak,
+            HashArg::Sha256 => HashKind::Sha256,
         }
     }
 }
@@ -112,6 +116,12 @@ mod tests {
                 .scheme()
                 .unwrap(),
             Scheme::rows(HashKind::Keccak, 3).unwrap()
+        );
+        assert_eq!(
+            args(Some(TreeArg::Rows), Some(HashArg::Sha256), Some(1))
+                .scheme()
+                .unwrap(),
+            Scheme::rows(HashKind::Sha256, 1).unwrap()
         );
         let err = args(None, Some(HashArg::Keccak), None).scheme().unwrap_err();
         assert_eq!(
