@@ -32,7 +32,9 @@ digests_of() { grep -E '^(root|cap\[[0-9]+\]|tree) ' || true; }
 # A row tree on `np` ranks: the digests `ntt commit` prints, and the proof bytes `ntt open`
 # writes (any share size: a row tree needs no whole chunks).
 check_rows() { # np label rows hash cap-height flags...
-    local np=$1 label="$2, $np ranks, row tree of $4, cap height $5" rows=$3
+    # Two statements: a `local` expands all its words before assigning any.
+    local np=$1 rows=$3
+    local label="$2, $np ranks, row tree of $4, cap height $5"
     set -- "${@:6}" --tree rows --hash "$4" --cap-height "$5"
     local expected got
     expected=$("$NTT" commit "$@" | digests_of)
