@@ -64,10 +64,7 @@ pub(crate) fn bare_encoder_with(
         Some(kind) => Backend::new(kind)?.with_env_column_start()?,
         None => Backend::from_env()?,
     };
-    let mut builder = Encoder::builder().workers(threads.unwrap_or(0)).backend(backend);
-    if let Some(pin) = args.pin_policy()? {
-        builder = builder.pin(pin);
-    }
+    let mut builder = args.encoder_builder(backend)?;
     match topology {
         Some(topology) if topology.is_what_if() => {
             return Err(CliError::Input(

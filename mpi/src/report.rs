@@ -135,13 +135,11 @@ fn peak_rss_bytes() -> u64 {
 /// `ntt` builds its own), and `NTT_BACKEND`'s kernels.
 fn encoder(args: &JobArgs) -> Result<Encoder, Error> {
     let backend = Backend::from_env().map_err(SetupError::Backend)?;
-    let mut builder = Encoder::builder()
-        .workers(args.engine.threads.unwrap_or(0))
-        .backend(backend);
-    if let Some(pin) = args.engine.pin_policy().map_err(SetupError::Pool)? {
-        builder = builder.pin(pin);
-    }
-    let encoder = builder.build()?;
+    let encoder = args
+        .engine
+        .encoder_builder(backend)
+        .map_err(SetupError::Pool)?
+        .build()?;
     // Plan with this node's wisdom where it has some, as `ntt commit` does (plans only: the
     // bytes do not depend on them).
     let (wisdom, status) = ntt_pcs::wisdom::load(encoder.pool().topology());

@@ -48,4 +48,23 @@ impl EngineArgs {
             None => PinPolicy::from_env(),
         }
     }
+
+    /// An encoder builder on `backend` with the workers (`--threads`, else `NTT_THREADS` or one
+    /// per allowed core) and the pinning ([`EngineArgs::pin_policy`]) these flags ask for: the
+    /// one pool both binaries build.
+    ///
+    /// # Errors
+    /// A malformed `NTT_PIN` (bad input: exit code 2).
+    pub fn encoder_builder(
+        self,
+        backend: ntt_kernels::Backend,
+    ) -> Result<ntt_pcs::EncoderBuilder, ntt_runtime::BuildError> {
+        let builder = ntt_pcs::Encoder::builder()
+            .workers(self.threads.unwrap_or(0))
+            .backend(backend);
+        Ok(match self.pin_policy()? {
+            Some(pin) => builder.pin(pin),
+            None => builder,
+        })
+    }
 }
