@@ -3,16 +3,15 @@
 
 use crate::commitment::Commitment;
 use crate::error::VerifyError;
-use crate::scheme::{HashKind, Scheme, TreeKind};
+use crate::scheme::{HashKind, Scheme};
 
 /// The scheme an opening was made for, the codeword's shape it claims, and the rows it was
 /// made for.
 pub(crate) struct OpeningHeader<'a> {
-    /// The tree, hash and cap height, as the opening carries them (a chunk-tree opening carries
-    /// none: they are [`Scheme::chunks`]'s).
-    pub(crate) tree: TreeKind,
-    pub(crate) hash: HashKind,
-    pub(crate) cap_height: u32,
+    /// The scheme the opening carries (a chunk-tree opening carries none: it is
+    /// [`Scheme::chunks`]), or the name of one that no commitment has (a row tree's cap height
+    /// beyond [`MAX_CAP_HEIGHT`](crate::MAX_CAP_HEIGHT)).
+    pub(crate) scheme: Result<Scheme, String>,
     pub(crate) log_rows: u32,
     pub(crate) lanes: u64,
     /// The rows the opening was made for, in the order they were asked.
@@ -22,11 +21,25 @@ pub(crate) struct OpeningHeader<'a> {
 impl OpeningHeader<'_> {
     /// The header of a chunk-tree opening.
     pub(crate) fn chunks(log_rows: u32, lanes: u64, rows: &[u64]) -> OpeningHeader<'_> {
-        let scheme = Scheme::chunks();
         OpeningHeader {
-            tree: scheme.tree(),
-            hash: scheme.hash(),
-            cap_height: scheme.cap_height(),
+            scheme: Ok(Scheme::chunks()),
+            log_rows,
+            lanes,
+            rows,
+        }
+    }
+
+    /// The header of a row-tree opening made with `hash` up to a cap of height `cap_height`.
+    pub(crate) fn rows(
+        hash: HashKind,
+        cap_height: u32,
+        log_rows: u32,
+        lanes: u64,
+        rows: &[u64],
+    ) -> OpeningHeader<'_> {
+        OpeningHeader {
+            scheme: Scheme::rows(hash, cap_height)
+                .map_err(|_| format!("{hash} row tree, cap height {cap_height}")),
             log_rows,
             lanes,
             rows,
@@ -51,10 +64,10 @@ impl OpeningHeader<'_> {
             return Err(VerifyError::RowOutOfRange { row, rows: n_rows });
         }
         let scheme = commitment.scheme();
-        if (scheme.tree(), scheme.hash(), scheme.cap_height()) != (self.tree, self.hash, self.cap_height) {
+        if self.scheme.as_ref() != Ok(&scheme) {
             return Err(VerifyError::SchemeMismatch {
                 committed: scheme.to_string(),
-                opened: self.scheme_name(),
+                opened: self.scheme.as_ref().map_or_else(Clone::clone, Scheme::to_string),
             });
         }
         if self.log_rows != log_rows || self.lanes != lanes as u64 {
@@ -77,15 +90,6 @@ impl OpeningHeader<'_> {
     /// The distinct rows the opening was made for, in increasing order.
     fn distinct_rows(&self) -> Vec<u64> {
         distinct(self.rows.iter().copied())
-    }
-
-    /// The opening's scheme, as [`Scheme`]'s `Display` names it (a row tree's cap height may be
-    /// one no scheme takes).
-    fn scheme_name(&self) -> String {
-        Scheme::new(self.tree, self.hash, self.cap_height).map_or_else(
-            |_| format!("{} row tree, cap height {}", self.hash, self.cap_height),
-            |scheme| scheme.to_string(),
-        )
     }
 }
 

@@ -31,7 +31,7 @@ use crate::error::ProofDecodeError;
 use crate::header::OpeningHeader;
 use crate::hex_serde;
 use crate::row_hash::{Digest, node_digest};
-use crate::scheme::{HashKind, Scheme, TreeKind};
+use crate::scheme::{HashKind, Scheme};
 use crate::shape::MAX_LOG_ROWS;
 
 const MAGIC: [u8; 4] = *b"RTRO";
@@ -69,7 +69,7 @@ impl RowOpening {
         values: Vec<u64>,
         siblings: Vec<Digest>,
     ) -> Self {
-        debug_assert_eq!(scheme.tree(), TreeKind::Rows);
+        debug_assert!(Scheme::rows(scheme.hash(), scheme.cap_height()).is_ok_and(|rows| rows == scheme));
         Self {
             hash: scheme.hash(),
             cap_height: scheme.cap_height(),
@@ -119,14 +119,7 @@ impl RowOpening {
     /// What the opening says about itself: a row tree with its hash and cap height, the
     /// codeword's shape and the rows asked.
     pub(crate) fn header(&self) -> OpeningHeader<'_> {
-        OpeningHeader {
-            tree: TreeKind::Rows,
-            hash: self.hash,
-            cap_height: self.cap_height,
-            log_rows: self.log_rows,
-            lanes: self.lanes,
-            rows: &self.rows,
-        }
+        OpeningHeader::rows(self.hash, self.cap_height, self.log_rows, self.lanes, &self.rows)
     }
 
     /// The opening in the binary format of `docs/FORMAT.md`.
