@@ -109,7 +109,7 @@ pub fn commit<C: Communicator>(
     let split = (|| {
         let words = usize::try_from(words).unwrap_or(usize::MAX);
         let shape = Shape::of_witness(words, params.lane_count(), params.log_inv_rate_of(), expansion)?;
-        let split = Split::new(shape, ranks, rank, encoder.domain(), params.scheme_of().tree())?;
+        let split = Split::new(shape, ranks, rank, encoder.domain(), params.scheme_of())?;
         let message_words = (shape.lanes() as u64) << split.log_share_message_rows();
         // A row tree's rank keeps its share's tree (the chunk tree's nodes are a few KiB).
         let share_tree_bytes = match params.scheme_of().tree() {

@@ -280,7 +280,7 @@ mod tests {
 
     use super::*;
     use crate::fold::share_message;
-    use ntt_pcs::{Domain, Shape, TreeKind};
+    use ntt_pcs::{Domain, Shape};
     use rand::rngs::ChaCha8Rng;
     use rand::{RngExt, SeedableRng};
 
@@ -312,7 +312,7 @@ mod tests {
         let mut splits = Vec::new();
         let mut shares = Vec::new();
         for rank in 0..case.ranks {
-            let split = Split::new(shape, case.ranks, rank, encoder.domain(), TreeKind::Rows).unwrap();
+            let split = Split::new(shape, case.ranks, rank, encoder.domain(), case.scheme).unwrap();
             let pool = (encoder.pool().as_ref(), encoder.backend());
             let msg = share_message(&split, encoder.domain(), case.layout, witness, pool).unwrap();
             shares.push(commit_share(encoder, &split, &msg, case.layout, case.scheme).unwrap());

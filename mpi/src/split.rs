@@ -12,8 +12,7 @@
 //! nodes of the codeword's BLAKE3 tree. A row tree needs nothing more: `2^d` aligned rows are a
 //! subtree of it whatever their size.
 
-use ntt_pcs::ntt_verify::tree::CHUNK_BYTES;
-use ntt_pcs::{Domain, Shape, TreeKind};
+use ntt_pcs::{Domain, Scheme, Shape};
 
 /// Why a codeword cannot be split between this many ranks.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
@@ -64,18 +63,19 @@ pub struct Split {
 }
 
 impl Split {
-    /// Rank `rank` of `ranks` committing to a codeword of `shape` on `domain` with `tree`.
+    /// Rank `rank` of `ranks` committing to a codeword of `shape` on `domain` with `scheme`'s
+    /// tree.
     ///
     /// # Errors
     /// A [`SplitError`] when the ranks are not a power of two, outnumber the rows, would own
-    /// shares that are not whole chunks (the chunk tree only), or the domain is too small for
+    /// shares that are not whole leaves of the tree (1 KiB chunks in the chunk tree), or the domain is too small for
     /// the codeword.
     pub fn new(
         shape: Shape,
         ranks: usize,
         rank: usize,
         domain: &Domain,
-        tree: TreeKind,
+        scheme: Scheme,
     ) -> Result<Self, SplitError> {
         assert!(rank < ranks, "rank {rank} of {ranks}");
         if !ranks.is_power_of_two() {
@@ -99,7 +99,8 @@ impl Split {
             log_ranks,
             rank,
         };
-        if tree == TreeKind::Chunks && ranks > 1 && !split.share_bytes().is_multiple_of(CHUNK_BYTES) {
+        let row_bytes = shape.lanes() as u64 * 8;
+        if ranks > 1 && !split.share_bytes().is_multiple_of(scheme.leaf_bytes(row_bytes)) {
             return Err(SplitError::ShareNotChunkAligned {
                 ranks,
                 share_bytes: split.share_bytes(),
@@ -173,17 +174,18 @@ impl Split {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ntt_pcs::HashKind;
 
     #[test]
     fn refusals_name_the_problem() {
         let shape = Shape::new(10, 4, 2).unwrap();
         let poly = Domain::polynomial();
         assert_eq!(
-            Split::new(shape, 3, 0, &poly, TreeKind::Chunks),
+            Split::new(shape, 3, 0, &poly, Scheme::chunks()),
             Err(SplitError::RanksNotPowerOfTwo { ranks: 3 })
         );
         assert_eq!(
-            Split::new(shape, 2048, 0, &poly, TreeKind::Chunks),
+            Split::new(shape, 2048, 0, &poly, Scheme::chunks()),
             Err(SplitError::MoreRanksThanRows {
                 ranks: 2048,
                 rows: 1024
@@ -191,7 +193,7 @@ mod tests {
         );
         // 4 lanes × 2^10 rows = 32 KiB: 64 ranks would own 512 bytes each.
         assert_eq!(
-            Split::new(shape, 64, 0, &poly, TreeKind::Chunks),
+            Split::new(shape, 64, 0, &poly, Scheme::chunks()),
             Err(SplitError::ShareNotChunkAligned {
                 ranks: 64,
                 share_bytes: 512
@@ -199,20 +201,20 @@ mod tests {
         );
         let short = Domain::new(ntt_pcs::Basis::custom(vec![1, 2, 4]).unwrap());
         assert!(matches!(
-            Split::new(shape, 2, 0, &short, TreeKind::Chunks),
+            Split::new(shape, 2, 0, &short, Scheme::chunks()),
             Err(SplitError::DomainTooSmall { .. })
         ));
         // A row tree takes shares of any size, down to one row each.
-        assert!(Split::new(shape, 1024, 0, &poly, TreeKind::Rows).is_ok());
+        assert!(Split::new(shape, 1024, 0, &poly, Scheme::rows(HashKind::Keccak, 0).unwrap()).is_ok());
         // One rank takes any shape, even one smaller than a chunk.
-        assert!(Split::new(Shape::new(1, 1, 1).unwrap(), 1, 0, &poly, TreeKind::Chunks).is_ok());
+        assert!(Split::new(Shape::new(1, 1, 1).unwrap(), 1, 0, &poly, Scheme::chunks()).is_ok());
     }
 
     #[test]
     fn shares_are_cosets_or_folds() {
         let shape = Shape::new(12, 3, 2).unwrap(); // m = 10
         let poly = Domain::polynomial();
-        let s = Split::new(shape, 4, 3, &poly, TreeKind::Chunks).unwrap();
+        let s = Split::new(shape, 4, 3, &poly, Scheme::chunks()).unwrap();
         assert_eq!(
             (
                 s.log_share_rows(),
@@ -222,9 +224,9 @@ mod tests {
             ),
             (10, 3 << 10, 0, 0)
         );
-        let s = Split::new(shape, 2, 1, &poly, TreeKind::Chunks).unwrap();
+        let s = Split::new(shape, 2, 1, &poly, Scheme::chunks()).unwrap();
         assert_eq!((s.share_log_inv_rate(), s.log_fold()), (1, 0));
-        let s = Split::new(shape, 16, 5, &poly, TreeKind::Chunks).unwrap();
+        let s = Split::new(shape, 16, 5, &poly, Scheme::chunks()).unwrap();
         assert_eq!(
             (s.log_share_rows(), s.share_log_inv_rate(), s.log_fold()),
             (8, 0, 2)

@@ -4,7 +4,7 @@
 
 use ntt_mpi::tree::NodeSet;
 use ntt_mpi::{Split, SplitError, encode_share, fold::share_message};
-use ntt_pcs::{CommitParams, Committer, Domain, Encoder, Expansion, MessageLayout, Shape, TreeKind};
+use ntt_pcs::{CommitParams, Committer, Domain, Encoder, Expansion, MessageLayout, Scheme, Shape};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
@@ -26,7 +26,7 @@ fn check(
     let mut set = NodeSet::new(shape.codeword_bytes());
     let mut rows = Vec::new();
     for rank in 0..ranks {
-        let split = match Split::new(shape, ranks, rank, encoder.domain(), TreeKind::Chunks) {
+        let split = match Split::new(shape, ranks, rank, encoder.domain(), Scheme::chunks()) {
             Ok(split) => split,
             Err(SplitError::ShareNotChunkAligned { .. } | SplitError::MoreRanksThanRows { .. }) => {
                 return false;

@@ -148,6 +148,16 @@ impl Scheme {
     pub fn cap_len(&self, log_rows: u32) -> usize {
         1 << self.cap_height.min(log_rows)
     }
+
+    /// Bytes of one leaf of the tree over rows of `row_bytes` bytes: a 1 KiB chunk, or one
+    /// row. A piece of the codeword hashed apart from the rest (one machine's share of it)
+    /// must be whole leaves.
+    pub const fn leaf_bytes(&self, row_bytes: u64) -> u64 {
+        match self.tree {
+            TreeKind::Chunks => crate::tree::CHUNK_BYTES,
+            TreeKind::Rows => row_bytes,
+        }
+    }
 }
 
 impl core::fmt::Display for Scheme {
