@@ -7,7 +7,8 @@ use std::time::Duration;
 use mpi::traits::*;
 use ntt_kernels::Backend;
 use ntt_mpi::{Error, RankCommit, WitnessFile, agree};
-use ntt_pcs::{CommitParams, Commitment, Encoder, SetupError};
+use ntt_pcs::{CommitParams, Encoder, SetupError};
+use ntt_shell::TreeReport;
 use serde::Serialize;
 
 use crate::args::{CommitArgs, JobArgs, OpenArgs};
@@ -50,50 +51,6 @@ struct RankReport {
     bytes_received: u64,
     peak_rss_bytes: u64,
     times_ms: Times,
-}
-
-/// The commitment's tree, as `ntt commit --json` reports it.
-#[derive(Serialize)]
-struct TreeReport {
-    tree: ntt_pcs::TreeKind,
-    /// The row tree's hash (`blake3` for the chunk tree).
-    hash: ntt_pcs::HashKind,
-    cap_height: u32,
-    /// Every committed digest (the root alone unless a row tree has a cap).
-    cap: Vec<String>,
-}
-
-impl TreeReport {
-    fn of(commitment: &Commitment) -> Self {
-        let scheme = commitment.scheme();
-        Self {
-            tree: scheme.tree(),
-            hash: scheme.hash(),
-            cap_height: scheme.cap_height(),
-            cap: commitment.cap_hex(),
-        }
-    }
-
-    /// The root line, or one line per cap digest, and a row tree's line.
-    fn text(&self, out: &mut String) {
-        match self.cap.as_slice() {
-            [root] => {
-                let _ = writeln!(out, "root        {root}");
-            }
-            cap => {
-                for (i, digest) in cap.iter().enumerate() {
-                    let _ = writeln!(out, "{:<11} {digest}", format!("cap[{i}]"));
-                }
-            }
-        }
-        if self.tree == ntt_pcs::TreeKind::Rows {
-            let _ = writeln!(
-                out,
-                "tree        rows, {} (cap height {})",
-                self.hash, self.cap_height
-            );
-        }
-    }
 }
 
 #[derive(Serialize)]
@@ -211,7 +168,7 @@ struct OpenReport {
 
 pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Error> {
     let (_, mine) = run_commit(world, &args.job)?;
-    let Some(opening) = ntt_mpi::open(world, &mine, &args.rows.0)? else {
+    let Some(opening) = ntt_mpi::open(world, &mine, &args.rows.to_u64())? else {
         return Ok(());
     };
     let proof = opening.to_bytes();
@@ -227,7 +184,7 @@ pub(crate) fn open<C: Communicator>(world: &C, args: &OpenArgs) -> Result<(), Er
         log_rows: shape.log_rows(),
         lanes: shape.lanes(),
         log_inv_rate: shape.log_inv_rate(),
-        rows: args.rows.0.clone(),
+        rows: args.rows.to_u64(),
         ranks: mine.split.ranks(),
         proof_bytes: proof.len(),
         output: args.output.display().to_string(),

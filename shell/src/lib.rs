@@ -31,9 +31,11 @@ mod same_file;
 mod shared;
 mod target;
 mod temporaries;
+mod tree_report;
 pub mod unique_keys;
 
 pub use atomic::write_atomically;
 pub use same_file::{Overlap, refuse_overlaps};
 pub use shared::SharedOutput;
 pub use temporaries::remove_temporaries_on_signals;
+pub use tree_report::TreeReport;

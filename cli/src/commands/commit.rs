@@ -111,11 +111,8 @@ impl Spreads {
 struct Report {
     /// The root, or a row tree's first cap digest.
     root: String,
-    tree: ntt_pcs::TreeKind,
-    hash: ntt_pcs::HashKind,
-    cap_height: u32,
-    /// Every committed digest (the root alone unless a row tree has a cap).
-    cap: Vec<String>,
+    #[serde(flatten)]
+    tree: ntt_shell::TreeReport,
     log_rows: u32,
     lanes: usize,
     log_inv_rate: u32,
@@ -213,10 +210,7 @@ pub(crate) fn run(args: CommitArgs) -> Result<(), CliError> {
     let witness_gib = (witness.len() * 8) as f64 / (1u64 << 30) as f64;
     let report = Report {
         root: hex::encode(commitment.root()),
-        tree: scheme.tree(),
-        hash: scheme.hash(),
-        cap_height: scheme.cap_height(),
-        cap: commitment.cap_hex(),
+        tree: ntt_shell::TreeReport::of(&commitment),
         log_rows: shape.log_rows(),
         lanes: args.lanes,
         log_inv_rate: args.log_inv_rate,
@@ -260,22 +254,7 @@ fn print_report(args: &CommitArgs, report: &Report) -> Result<(), CliError> {
 
 fn text(r: &Report) -> String {
     let mut out = String::new();
-    match r.cap.as_slice() {
-        [root] => {
-            let _ = writeln!(out, "root        {root}");
-        }
-        cap => {
-            for (i, digest) in cap.iter().enumerate() {
-                let _ = writeln!(out, "{:<11} {digest}", format!("cap[{i}]"));
-            }
-        }
-    }
-    let _ = match r.tree {
-        ntt_pcs::TreeKind::Rows => {
-            writeln!(out, "tree        rows, {} (cap height {})", r.hash, r.cap_height)
-        }
-        _ => writeln!(out, "tree        chunks (BLAKE3 of the codeword bytes)"),
-    };
+    r.tree.text(&mut out);
     let _ = writeln!(
         out,
         "shape       2^{} rows x {}, rate 1/2^{}, {} witness words ({} layout)",
