@@ -27,27 +27,6 @@ pub(crate) fn read_words(arg: &FileArg) -> Result<Vec<u64>, CliError> {
     Ok(words)
 }
 
-/// Row indices given as `3,17,4`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct RowList(pub Vec<usize>);
-
-/// Parses `3,17,4` into row indices.
-pub(crate) fn parse_rows(list: &str) -> Result<RowList, String> {
-    let rows: Result<Vec<usize>, String> = list
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse::<usize>()
-                .map_err(|_| format!("`{s}` is not a row index"))
-        })
-        .collect();
-    match rows {
-        Ok(rows) if rows.is_empty() => Err("no row indices given".to_owned()),
-        other => other.map(RowList),
-    }
-}
-
 /// Parses a 32-byte root written as 64 hex digits.
 pub(crate) fn parse_root(hex_root: &str) -> Result<[u8; 32], String> {
     let bytes = hex::decode(hex_root.trim()).map_err(|e| format!("`{hex_root}` is not a hex root: {e}"))?;
@@ -62,13 +41,6 @@ pub(crate) fn parse_root(hex_root: &str) -> Result<[u8; 32], String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rows_parse_and_reject_garbage() {
-        assert_eq!(parse_rows("3, 17,0").unwrap(), RowList(vec![3, 17, 0]));
-        assert!(parse_rows("3,x").is_err());
-        assert!(parse_rows("").is_err());
-    }
 
     #[test]
     fn roots_need_64_hex_digits() {

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 use ntt_shell::args::{
-    CommitmentOutputArgs, DomainArgs, EngineArgs, FileArg, JsonArgs, TreeArgs, WitnessArgs,
+    CommitmentOutputArgs, DomainArgs, EngineArgs, FileArg, JsonArgs, RowList, TreeArgs, WitnessArgs,
+    parse_rows,
 };
 
 /// One commitment computed by the ranks of an MPI job: run under `mpirun -np P` (P a power of
@@ -91,23 +92,6 @@ pub(crate) struct OpenArgs {
     /// Also write the commitment as JSON for `ntt verify --commitment`.
     #[arg(long, value_name = "FILE")]
     pub commitment: Option<PathBuf>,
-}
-
-/// Row indices given as `3,17,4`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct RowList(pub Vec<u64>);
-
-fn parse_rows(list: &str) -> Result<RowList, String> {
-    let rows = list
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<u64>().map_err(|_| format!("`{s}` is not a row index")))
-        .collect::<Result<Vec<_>, _>>()?;
-    if rows.is_empty() {
-        return Err("no row indices given".to_owned());
-    }
-    Ok(RowList(rows))
 }
 
 fn is_dash(p: &std::path::Path) -> bool {

@@ -19,8 +19,8 @@ pub(crate) struct OpenArgs {
     #[command(flatten)]
     witness: WitnessArgs,
     /// Codeword rows to open, comma-separated.
-    #[arg(long, value_name = "LIST", value_parser = input::parse_rows)]
-    rows: input::RowList,
+    #[arg(long, value_name = "LIST", value_parser = ntt_shell::args::parse_rows)]
+    rows: ntt_shell::args::RowList,
     /// Where to write the proof (the binary format of docs/FORMAT.md); `-` for standard output
     /// (the report then goes to standard error).
     #[arg(short, long, value_name = "FILE")]

@@ -37,8 +37,8 @@ pub(crate) struct VerifyArgs {
     #[arg(long, value_name = "D")]
     log_rows: Option<u32>,
     /// The opened rows, comma-separated, as given to `ntt open`.
-    #[arg(long, value_name = "LIST", value_parser = input::parse_rows)]
-    rows: input::RowList,
+    #[arg(long, value_name = "LIST", value_parser = ntt_shell::args::parse_rows)]
+    rows: ntt_shell::args::RowList,
     /// The proof file written by `ntt open`; `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     proof: Option<FileArg>,

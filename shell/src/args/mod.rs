@@ -10,11 +10,13 @@
 //!   [`Scheme`](ntt_pcs::Scheme) they name.
 //! - [`CommitmentOutputArgs`] takes `-o`/`--output`, the commitment file of `commit`, and
 //!   [`JsonArgs`] takes `--json`.
+//! - [`parse_rows`] reads `--rows 3,17,4` into a [`RowList`].
 
 mod domain;
 mod engine;
 mod file;
 mod output;
+mod rows;
 mod tree;
 mod witness;
 
@@ -22,6 +24,7 @@ pub use domain::{BasisArg, DomainArgs};
 pub use engine::{EngineArgs, PinArg};
 pub use file::FileArg;
 pub use output::{CommitmentOutputArgs, JsonArgs};
+pub use rows::{RowList, parse_rows};
 pub use tree::{HashArg, TreeArg, TreeArgs, TreeArgsError};
 pub use witness::{ExpansionArgs, Layout, WitnessArgs};
 
