@@ -5,8 +5,9 @@
 //! RUSTFLAGS="-C target-cpu=native" cargo run --release -p ntt-plonky3 --example whir -- --num-variables 20
 //! ```
 //!
-//! `--mmcs keccak` (the default) or `--mmcs blake3`: Plonky3's prover runs `LchNtt` and its own
-//! `MerkleTreeMmcs` of that hash (Plonky3's WHIR benchmark with Keccak); the engine's runs
+//! `--mmcs keccak` (the default), `--mmcs blake3` or `--mmcs sha256`: Plonky3's prover runs
+//! `LchNtt` and its own `MerkleTreeMmcs` of that hash (Plonky3's WHIR benchmark with Keccak;
+//! SHA-256's nodes are one bare compression, `Sha256Compress`); the engine's runs
 //! `EngineNtt` and the engine's `MerkleMmcs` of the same hash, sharing the NTT's pool and taking
 //! the row digests the encoder hashed. The proofs are the same bytes, and Plonky3's verifier
 //! (`LchNtt`, `MerkleTreeMmcs`) checks the engine's after a round trip through their bytes.
@@ -42,7 +43,7 @@ use p3_matrix::dense::{RowMajorMatrix, RowMajorMatrixView};
 use p3_merkle_tree::MerkleTreeMmcs;
 use p3_sumcheck::layout::{Layout, PrefixProver, Table, Witness};
 use p3_sumcheck::{OpeningBatch, OpeningProtocol, TableShape, TableSpec};
-use p3_symmetric::{CompressionFunctionFromHasher, CryptographicHasher, SerializingHasher};
+use p3_symmetric::{CryptographicHasher, PseudoCompressionFunction, SerializingHasher};
 use p3_whir::{FoldingFactor, PcsProof, ProtocolParameters, SecurityAssumption, WhirConfig, WhirProver};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -56,7 +57,7 @@ type PlonkyMmcs<H> = MerkleTreeMmcs<
     Poly64,
     u8,
     SerializingHasher<TimedHash<H>>,
-    CompressionFunctionFromHasher<TimedHash<H>, 2, 32>,
+    TimedCompress<<H as RowHash>::Compress>,
     2,
     32,
 >;
@@ -112,16 +113,35 @@ impl<H: CryptographicHasher<u8, [u8; 32]>> CryptographicHasher<u8, [u8; 32]> for
     }
 }
 
+/// A node function whose calls add their time to [`PLONKY_NODE_NS`]; its digests are the inner
+/// function's, and it batches as the inner one does.
+#[derive(Clone, Debug)]
+struct TimedCompress<C>(C);
+
+impl<C: PseudoCompressionFunction<[u8; 32], 2>> PseudoCompressionFunction<[u8; 32], 2> for TimedCompress<C> {
+    const LANES: usize = C::LANES;
+
+    fn compress(&self, input: [[u8; 32]; 2]) -> [u8; 32] {
+        let start = Instant::now();
+        let out = self.0.compress(input);
+        PLONKY_NODE_NS.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        out
+    }
+
+    fn compress_many(&self, inputs: &[[[u8; 32]; 2]], out: &mut [[u8; 32]]) {
+        let start = Instant::now();
+        self.0.compress_many(inputs, out);
+        PLONKY_NODE_NS.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
+}
+
 fn plonky_mmcs<H: RowHash>(cap_height: usize) -> PlonkyMmcs<H> {
     PlonkyMmcs::new(
         SerializingHasher::new(TimedHash {
             inner: H::HASHER,
             total: &PLONKY_LEAF_NS,
         }),
-        CompressionFunctionFromHasher::new(TimedHash {
-            inner: H::HASHER,
-            total: &PLONKY_NODE_NS,
-        }),
+        TimedCompress(H::COMPRESS),
         cap_height,
     )
 }
@@ -133,6 +153,9 @@ enum MmcsChoice {
     Keccak,
     /// BLAKE3 Merkle trees: Plonky3's `MerkleTreeMmcs`, and the engine's `Blake3MerkleMmcs`.
     Blake3,
+    /// SHA-256 Merkle trees (nodes by one bare compression, `Sha256Compress`): Plonky3's
+    /// `MerkleTreeMmcs`, and the engine's `Sha256MerkleMmcs`.
+    Sha256,
     /// The engine's `Blake3Mmcs` (BLAKE3 of the codeword bytes, chunk leaves) on both sides.
     Blake3Chunks,
 }
@@ -142,6 +165,7 @@ impl MmcsChoice {
         match self {
             Self::Keccak => "keccak",
             Self::Blake3 => "blake3",
+            Self::Sha256 => "sha256",
             Self::Blake3Chunks => "blake3-chunks",
         }
     }
@@ -608,6 +632,7 @@ fn main() {
     } = match args.mmcs {
         MmcsChoice::Keccak => compare_merkle::<Keccak256Hash>(&args, &instance, &rayon, ntt),
         MmcsChoice::Blake3 => compare_merkle::<p3_blake3::Blake3>(&args, &instance, &rayon, ntt),
+        MmcsChoice::Sha256 => compare_merkle::<p3_sha256::Sha256>(&args, &instance, &rayon, ntt),
         MmcsChoice::Blake3Chunks => {
             // The Mmcs hashes on the engine's pool: NTT and hashing take turns on its workers.
             let mmcs = Blake3Mmcs::sharing_pool_of(&ntt);
