@@ -2,10 +2,14 @@
 
 use std::time::Instant;
 
-use super::committer::{CommitError, Sink, ensure_memory};
+use std::sync::Arc;
+
+use super::committer::{CommitError, ensure_memory};
+use super::component::{CommitmentTree, Kept, WithTree, with_tree};
 use super::prover::{CommitTimings, ProverData};
 use super::stream::DEFAULT_PIECE_LEVEL;
 use crate::shape::Shape;
+use crate::sink::RowSink;
 use ntt_verify::{Commitment, Scheme};
 
 /// Rows hashed per block when hashing a stored codeword: about 64 KiB.
@@ -62,42 +66,70 @@ pub fn commit_codeword_with(
     lanes: usize,
     scheme: Scheme,
 ) -> Result<(Commitment, ProverData), CommitError> {
-    let started = Instant::now();
-    // A codeword already in memory: any rate made it, so rate 0 stands for "no expansion".
-    let codeword_shape = Shape::of_codeword(codeword.len(), lanes, 0)?;
-    let shape = codeword_shape.codeword();
-    let log_rows = shape.log_rows();
-    let log_block_rows = (BLOCK_BYTES / (8 * lanes)).max(1).ilog2().min(log_rows);
-    let (cap, tree) = {
-        let _span = tracing::info_span!("hash", log_rows, lanes).entered();
-        ensure_memory(codeword_shape, scheme.tree(), false)?;
-        let sink = Sink::new(scheme, shape, log_block_rows, DEFAULT_PIECE_LEVEL)?;
-        for (k, block) in codeword.chunks(lanes << log_block_rows).enumerate() {
-            sink.as_row_sink()
-                .absorb(k << log_block_rows, block)
-                .expect("the codeword's own aligned blocks, each once");
-        }
-        let (_, cap, tree) = sink.finish(None, DEFAULT_PIECE_LEVEL)?;
-        (cap, tree)
-    };
-    let commitment =
-        Commitment::with_cap(scheme, cap, shape).map_err(|e| CommitError::Internal(e.to_string()))?;
-    let total = started.elapsed();
-    let timings = CommitTimings {
-        hash: total,
-        total,
-        ..CommitTimings::default()
-    };
-    Ok((
-        commitment.clone(),
-        ProverData {
+    with_tree(
+        scheme,
+        DEFAULT_PIECE_LEVEL,
+        CommitCodeword {
             codeword,
-            commitment,
-            tree,
-            timings,
-            first_touch: Vec::new(),
-            pages: None,
-            recycle: std::sync::Weak::new(),
+            lanes,
+            scheme,
         },
-    ))
+    )
+}
+
+/// A [`commit_codeword_with`] call, waiting for the scheme's tree.
+struct CommitCodeword {
+    codeword: Vec<u64>,
+    lanes: usize,
+    scheme: Scheme,
+}
+
+impl WithTree for CommitCodeword {
+    type Output = Result<(Commitment, ProverData), CommitError>;
+
+    fn run<T: CommitmentTree>(self, tree: T) -> Self::Output {
+        let Self {
+            codeword,
+            lanes,
+            scheme,
+        } = self;
+        let started = Instant::now();
+        // A codeword already in memory: any rate made it, so rate 0 stands for "no expansion".
+        let codeword_shape = Shape::of_codeword(codeword.len(), lanes, 0)?;
+        let shape = codeword_shape.codeword();
+        let log_rows = shape.log_rows();
+        let log_block_rows = (BLOCK_BYTES / (8 * lanes)).max(1).ilog2().min(log_rows);
+        let (cap, kept) = {
+            let _span = tracing::info_span!("hash", log_rows, lanes).entered();
+            ensure_memory(codeword_shape, tree.memory_bytes(shape), false)?;
+            let hasher = tree.hasher(shape, log_block_rows)?;
+            for (k, block) in codeword.chunks(lanes << log_block_rows).enumerate() {
+                hasher
+                    .absorb(k << log_block_rows, block)
+                    .expect("the codeword's own aligned blocks, each once");
+            }
+            let (_, cap, kept) = tree.finish(hasher, None)?;
+            (cap, kept)
+        };
+        let commitment =
+            Commitment::with_cap(scheme, cap, shape).map_err(|e| CommitError::Internal(e.to_string()))?;
+        let total = started.elapsed();
+        let timings = CommitTimings {
+            hash: total,
+            total,
+            ..CommitTimings::default()
+        };
+        Ok((
+            commitment.clone(),
+            ProverData {
+                codeword,
+                commitment,
+                tree: Arc::new(Kept::<T>(kept)),
+                timings,
+                first_touch: Vec::new(),
+                pages: None,
+                recycle: std::sync::Weak::new(),
+            },
+        ))
+    }
 }

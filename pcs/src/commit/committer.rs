@@ -1,81 +1,18 @@
 //! The prover's entry point: encode a witness and commit to the codeword in one pass.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use thiserror::Error;
 
 use super::buffer::{BufferPool, DEFAULT_POOL_CAP_BYTES, reserve_codeword};
-use super::prover::{CommitTimings, ProverData, ProverTree};
-use super::rows::{RowTreeHasher, row_tree_bytes};
-use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
+use super::component::{CommitmentTree, Kept, WithTree, with_tree};
+use super::prover::{CommitTimings, ProverData};
+use super::stream::DEFAULT_PIECE_LEVEL;
 use crate::encoder::{EncodeError, Encoder};
 use crate::shape::{CommitParams, Expansion, Shape, ShapeError, memory};
-use crate::sink::RowSink;
-use ntt_runtime::ThreadPool;
 use ntt_runtime::touch;
-use ntt_verify::row_hash::Digest;
-use ntt_verify::{CodewordShape, Commitment, Scheme, TreeKind};
-
-/// The sink of one commit: the chunk tree's streaming hasher or the row tree's. The one place a
-/// commit matches on the scheme's tree; [`commit_codeword_with`](super::commit_codeword_with)
-/// shares it.
-pub(super) enum Sink {
-    Chunks(StreamingHasher),
-    Rows(RowTreeHasher),
-}
-
-impl Sink {
-    /// The sink of `scheme`'s tree over `shape`, taking blocks of 2^`log_block_rows` rows; a
-    /// chunk tree keeps its nodes from `stored_level` up.
-    pub(super) fn new(
-        scheme: Scheme,
-        shape: CodewordShape,
-        log_block_rows: u32,
-        stored_level: u32,
-    ) -> Result<Self, CommitError> {
-        Ok(match scheme.tree() {
-            TreeKind::Chunks => Sink::Chunks(StreamingHasher::with_piece_level(
-                shape,
-                log_block_rows,
-                stored_level,
-            )?),
-            TreeKind::Rows => Sink::Rows(RowTreeHasher::new(scheme, shape, log_block_rows)?),
-        })
-    }
-
-    /// The sink as the encoder takes it.
-    pub(super) fn as_row_sink(&self) -> &dyn RowSink {
-        match self {
-            Sink::Chunks(h) => h,
-            Sink::Rows(h) => h,
-        }
-    }
-
-    /// The finished tree: the time its hashing kept workers busy, its cap and the prover's
-    /// tree. A row tree's levels above the blocks run on the whole `pool`, or on the calling
-    /// thread without one.
-    pub(super) fn finish(
-        self,
-        pool: Option<&ThreadPool>,
-        stored_level: u32,
-    ) -> Result<(Duration, Vec<Digest>, ProverTree), CommitError> {
-        let _span = tracing::debug_span!("merge").entered();
-        match self {
-            Sink::Chunks(hasher) => {
-                let busy = hasher.busy_time();
-                let (root, tree) = hasher.into_tree(stored_level)?;
-                Ok((busy, vec![root], ProverTree::Chunks(tree)))
-            }
-            Sink::Rows(hasher) => {
-                let (busy, upper) = (hasher.busy_time(), Instant::now());
-                let (cap, tree) = hasher.finish(pool)?;
-                let workers = pool.map_or(1, |p| p.num_workers().max(1)) as u32;
-                Ok((busy + upper.elapsed() * workers, cap, ProverTree::Rows(tree)))
-            }
-        }
-    }
-}
+use ntt_verify::Commitment;
 
 /// Why a commit could not be made.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -98,7 +35,8 @@ pub enum CommitError {
         /// The codeword's size.
         bytes: u64,
     },
-    /// The allocator refused the [`StreamingHasher`]'s state (chaining values, stitching slots).
+    /// The allocator refused the [`StreamingHasher`](crate::StreamingHasher)'s state (chaining
+    /// values, stitching slots).
     #[error("cannot allocate the streaming hasher's state of {bytes} bytes")]
     HasherAllocation {
         /// The state's size (`u64::MAX` when it overflows).
@@ -126,26 +64,22 @@ pub enum CommitError {
     Internal(String),
 }
 
-/// Refuses a commit of `shape` with a `tree` whose buffers the machine cannot offer now: the
-/// codeword, when a `fresh` one must be allocated, and a row tree's digests.
-pub(super) fn ensure_memory(shape: Shape, tree: TreeKind, fresh: bool) -> Result<(), ShapeError> {
+/// Refuses a commit of `shape` whose buffers the machine cannot offer now: the codeword, when a
+/// `fresh` one must be allocated, and `tree_bytes` of a tree's digests (a row tree's; the chunk
+/// tree's state checks itself).
+pub(super) fn ensure_memory(shape: Shape, tree_bytes: u64, fresh: bool) -> Result<(), ShapeError> {
     let codeword = if fresh { shape.codeword_bytes() } else { 0 };
-    match tree {
-        TreeKind::Chunks if fresh => memory::ensure_available("the codeword", codeword),
-        TreeKind::Chunks => Ok(()),
-        TreeKind::Rows => memory::ensure_available(
-            if fresh {
-                "a codeword with its row tree"
-            } else {
-                "a row tree"
-            },
-            codeword.saturating_add(row_tree_bytes(shape.codeword())),
-        ),
-    }
+    let what = match (fresh, tree_bytes > 0) {
+        (false, false) => return Ok(()),
+        (true, false) => "the codeword",
+        (true, true) => "a codeword with its row tree",
+        (false, true) => "a row tree",
+    };
+    memory::ensure_available(what, codeword.saturating_add(tree_bytes))
 }
 
 /// Encodes witnesses and commits to their codewords, hashing every block of rows in the task
-/// that finished it (see [`StreamingHasher`]).
+/// that finished it (see [`StreamingHasher`](crate::StreamingHasher)).
 ///
 /// ```
 /// use ntt_pcs::{CommitParams, Committer, Encoder, Proof, verify};
@@ -294,6 +228,23 @@ impl Committer {
         &self,
         witness: &[u64],
         params: CommitParams,
+        buffer: Vec<u64>,
+    ) -> Result<(Commitment, ProverData), CommitError> {
+        let job = CommitInto {
+            committer: self,
+            witness,
+            params,
+            buffer,
+        };
+        with_tree(params.scheme, self.stored_level, job)
+    }
+
+    /// [`commit_into`](Self::commit_into) with `tree`, the scheme's.
+    fn commit_with<T: CommitmentTree>(
+        &self,
+        tree: T,
+        witness: &[u64],
+        params: CommitParams,
         mut buffer: Vec<u64>,
     ) -> Result<(Commitment, ProverData), CommitError> {
         let started = Instant::now();
@@ -306,14 +257,13 @@ impl Committer {
         let _span = tracing::info_span!("commit", words = witness.len(), lanes, log_inv_rate).entered();
         let shape = Shape::of_witness(witness.len(), lanes, log_inv_rate, self.expansion)?;
         let words = shape.codeword_words();
-        ensure_memory(shape, scheme.tree(), buffer.capacity() < words)?;
-        let plan = self.encoder.plan(shape, layout);
-        let sink = Sink::new(
-            scheme,
-            shape.codeword(),
-            plan.sink_block_log_rows(),
-            self.stored_level,
+        ensure_memory(
+            shape,
+            tree.memory_bytes(shape.codeword()),
+            buffer.capacity() < words,
         )?;
+        let plan = self.encoder.plan(shape, layout);
+        let hasher = tree.hasher(shape.codeword(), plan.sink_block_log_rows())?;
 
         let allocating = Instant::now();
         let first_touch = {
@@ -336,7 +286,7 @@ impl Committer {
                 tracing::info_span!("encode", log_rows = shape.log_rows(), fused_hash = true).entered();
             let codeword = &mut buffer.spare_capacity_mut()[..words];
             self.encoder
-                .encode_faulted_in(witness, codeword, params, Some(sink.as_row_sink()))?;
+                .encode_faulted_in(witness, codeword, params, Some(&hasher))?;
         }
         // SAFETY: `Encoder::encode` returned `Ok`, so it wrote every one of the first `words`
         // words of the spare capacity, which `reserve_codeword` made at least `words` long.
@@ -349,9 +299,9 @@ impl Committer {
             None => first_touch.map(|t| t.workers),
         };
 
-        let (busy, cap, tree) = {
+        let (busy, cap, kept) = {
             let _span = tracing::info_span!("merge").entered();
-            sink.finish(Some(self.encoder.pool()), self.stored_level)?
+            tree.finish(hasher, Some(self.encoder.pool()))?
         };
         let commitment = Commitment::with_cap(scheme, cap, shape.codeword())
             .map_err(|e| CommitError::Internal(e.to_string()))?
@@ -370,12 +320,29 @@ impl Committer {
             ProverData {
                 codeword: buffer,
                 commitment,
-                tree,
+                tree: Arc::new(Kept::<T>(kept)),
                 timings,
                 first_touch: first_touch.unwrap_or_default(),
                 pages,
                 recycle: Arc::downgrade(&self.buffers),
             },
         ))
+    }
+}
+
+/// A [`Committer::commit_into`] call, waiting for the scheme's tree.
+struct CommitInto<'a> {
+    committer: &'a Committer,
+    witness: &'a [u64],
+    params: CommitParams,
+    buffer: Vec<u64>,
+}
+
+impl WithTree for CommitInto<'_> {
+    type Output = Result<(Commitment, ProverData), CommitError>;
+
+    fn run<T: CommitmentTree>(self, tree: T) -> Self::Output {
+        self.committer
+            .commit_with(tree, self.witness, self.params, self.buffer)
     }
 }

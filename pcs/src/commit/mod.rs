@@ -14,6 +14,7 @@
 mod buffer;
 mod codeword;
 mod committer;
+mod component;
 mod node;
 mod prover;
 mod rows;

@@ -1,18 +1,14 @@
 //! What a prover keeps after a commit, and how it opens rows.
 
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use super::buffer::BufferPool;
-use super::node::le_bytes;
-use super::node::node_cv;
-use super::rows::RowTree;
-use super::tree::ChainingTree;
+use super::component::OpenTree;
 use ntt_runtime::pages::PageUse;
 use ntt_runtime::touch::WorkerTouch;
 use ntt_verify::Commitment;
-use ntt_verify::tree::{ChunkSet, fold_root};
-use ntt_verify::{Opening, Proof, RowOpening, TreeKind};
+use ntt_verify::{Proof, RowOpening, TreeKind};
 
 /// Why an opening could not be made.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
@@ -59,15 +55,6 @@ pub struct CommitTimings {
     pub total: Duration,
 }
 
-/// The tree a prover keeps for openings.
-#[derive(Clone, Debug)]
-pub(crate) enum ProverTree {
-    /// The BLAKE3 chunk tree's stored chaining values.
-    Chunks(ChainingTree),
-    /// Every level of the row tree.
-    Rows(RowTree),
-}
-
 /// A committed codeword with the chaining values that openings need.
 ///
 /// Memory: the codeword plus the chaining values of every tree node of 2^6 chunks (64 KiB) and
@@ -80,7 +67,8 @@ pub(crate) enum ProverTree {
 pub struct ProverData {
     pub(crate) codeword: Vec<u64>,
     pub(crate) commitment: Commitment,
-    pub(crate) tree: ProverTree,
+    /// The tree kept for openings, whichever the scheme's.
+    pub(crate) tree: Arc<dyn OpenTree>,
     pub(crate) timings: CommitTimings,
     /// What each worker spent faulting in a fresh codeword buffer (empty when reused).
     pub(crate) first_touch: Vec<WorkerTouch>,
@@ -130,10 +118,7 @@ impl ProverData {
     /// Bytes held besides the codeword (the stored chaining values, or the row tree's digests:
     /// about 64 bytes per row).
     pub fn tree_bytes(&self) -> usize {
-        match &self.tree {
-            ProverTree::Chunks(tree) => tree.stored_bytes(),
-            ProverTree::Rows(tree) => tree.stored_bytes(),
-        }
+        self.tree.kept_bytes()
     }
 
     /// Opens `rows`: [`open`](Self::open).
@@ -188,51 +173,6 @@ impl ProverData {
     pub fn open(&self, rows: &[usize]) -> Result<Proof, OpenError> {
         let _span = tracing::info_span!("open", rows = rows.len()).entered();
         self.check_rows(rows)?;
-        Ok(match &self.tree {
-            ProverTree::Chunks(tree) => Proof::Chunks(self.open_chunks(tree, rows)),
-            ProverTree::Rows(tree) => Proof::Rows(tree.open(&self.codeword, rows)),
-        })
-    }
-
-    /// [`open`](Self::open) of the chunk tree `tree`, for rows in range.
-    fn open_chunks(&self, tree: &ChainingTree, rows: &[usize]) -> Opening {
-        let shape = *tree.shape();
-        let bytes = le_bytes(&self.codeword);
-        let row_bytes = 8 * self.commitment.lanes() as u64;
-        let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64))
-            .expect("rows in range end within the codeword");
-        let total = chunks
-            .byte_len(&shape)
-            .expect("rows in range lie within the tree");
-        let mut chunk_bytes = Vec::with_capacity(total as usize);
-        let mut leaves = Vec::with_capacity(chunks.count() as usize);
-        for c in chunks.iter() {
-            let (start, end) = shape.node_bytes(0, c).expect("an opened chunk is in the tree");
-            let chunk = &bytes[start as usize..end as usize];
-            chunk_bytes.extend_from_slice(chunk);
-            if shape.top() > 0 {
-                leaves.push((c, node_cv(start, chunk)));
-            }
-        }
-        let mut siblings = Vec::new();
-        if shape.top() > 0 {
-            let root = fold_root(&shape, leaves, |h, i| {
-                let cv = tree.node_cv(h, i, &bytes);
-                siblings.push(cv);
-                Ok::<_, std::convert::Infallible>(cv)
-            });
-            debug_assert_eq!(
-                root.ok().flatten(),
-                Some(self.commitment.root()),
-                "stored tree disagrees with the root"
-            );
-        }
-        Opening::new(
-            self.commitment.log_rows(),
-            self.commitment.lanes() as u64,
-            rows.iter().map(|&r| r as u64).collect(),
-            chunk_bytes,
-            siblings,
-        )
+        Ok(self.tree.open(&self.commitment, &self.codeword, rows))
     }
 }
