@@ -3,11 +3,10 @@
 use crate::error::CliError;
 use crate::what_if;
 use ntt_kernels::{Backend, BackendKind};
-use ntt_pcs::wisdom::{self, WisdomStatus};
+use ntt_pcs::wisdom::WisdomStatus;
 use ntt_pcs::{Committer, Encoder};
 use ntt_runtime::Topology;
 use ntt_shell::args::EngineArgs;
-use std::sync::Arc;
 
 /// An encoder and what became of the machine's wisdom.
 pub(crate) struct Engine {
@@ -29,15 +28,8 @@ pub(crate) fn engine_with(
     topology: Option<Topology>,
     backend: Option<BackendKind>,
 ) -> Result<Engine, CliError> {
-    let encoder = bare_encoder_with(args, topology, backend)?;
-    let (found, status) = wisdom::load(encoder.pool().topology());
-    if let WisdomStatus::Ignored { .. } = &status {
-        eprintln!("warning: wisdom {status}");
-    }
-    Ok(Engine {
-        encoder: encoder.with_wisdom(found.map(Arc::new)),
-        wisdom: status,
-    })
+    let (encoder, wisdom) = ntt_shell::with_machine_wisdom(bare_encoder_with(args, topology, backend)?);
+    Ok(Engine { encoder, wisdom })
 }
 
 pub(crate) fn encoder(args: EngineArgs) -> Result<Encoder, CliError> {

@@ -97,15 +97,9 @@ fn encoder(args: &JobArgs) -> Result<Encoder, Error> {
         .encoder_builder(backend)
         .map_err(SetupError::Pool)?
         .build()?;
-    // Plan with this node's wisdom where it has some, as `ntt commit` does (plans only: the
-    // bytes do not depend on them).
-    let (wisdom, status) = ntt_pcs::wisdom::load(encoder.pool().topology());
-    if let ntt_pcs::wisdom::WisdomStatus::Ignored { .. } = &status {
-        eprintln!("warning: wisdom {status}");
-    }
-    Ok(encoder
-        .with_wisdom(wisdom.map(std::sync::Arc::new))
-        .with_domain(args.domain.domain()))
+    // Plan with this node's wisdom where it has some, as `ntt commit` does.
+    let (encoder, _) = ntt_shell::with_machine_wisdom(encoder);
+    Ok(encoder.with_domain(args.domain.domain()))
 }
 
 /// The stats of one rank, as words for the gather.

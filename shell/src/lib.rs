@@ -33,9 +33,11 @@ mod target;
 mod temporaries;
 mod tree_report;
 pub mod unique_keys;
+mod wisdom;
 
 pub use atomic::write_atomically;
 pub use same_file::{Overlap, refuse_overlaps};
 pub use shared::SharedOutput;
 pub use temporaries::remove_temporaries_on_signals;
 pub use tree_report::TreeReport;
+pub use wisdom::with_machine_wisdom;
