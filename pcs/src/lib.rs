@@ -55,8 +55,9 @@
 //!
 //! The modules left public are for experts: [`plan`] (what an encode will run, for inspection
 //! and tuning), [`wisdom`] (measured plan settings per machine), [`memory`] (will a codeword fit
-//! before it is allocated) and [`reference`](mod@reference) (the slow, obviously correct encoders
-//! every fast path is tested against, for a prover's own tests). The rest is internal, and
+//! before it is allocated), [`reference`](mod@reference) (the slow, obviously correct encoders
+//! every fast path is tested against, for a prover's own tests) and [`row_hash`] (the row trees'
+//! many-message hashers, [`RowHash`], which `ntt-plonky3`'s Merkle trees share). The rest is internal, and
 //! everything a prover calls is re-exported at the crate root.
 
 #![deny(missing_docs)]
@@ -75,9 +76,11 @@ mod twiddle;
 
 // Public, for experts, and documented as such: the CLI's `plan` and what-if reports and the tuner
 // read plans and wisdom; `reference` is the oracle the tests (the benches', a prover's) check
-// against. A prover that only commits never needs them.
+// against; `row_hash` is the hashing `ntt-plonky3`'s Merkle trees share with the row trees. A
+// prover that only commits never needs them.
 pub mod plan;
 pub mod reference;
+pub mod row_hash;
 pub mod wisdom;
 
 #[cfg(test)]
@@ -97,6 +100,7 @@ pub use engine::{committer, encoder};
 pub use ntt_runtime::pages::{HUGE_PAGES_ENV, HugePages, PageUse};
 pub use ntt_runtime::touch::{FIRST_TOUCH_ENV, WorkerTouch, check_first_touch_env};
 pub use plan::{DeepBudget, Plan, PlanConfig};
+pub use row_hash::RowHash;
 pub use shape::memory;
 pub use shape::{
     CodewordShape, CodewordShapeError, CommitLanes, CommitParams, Expansion, MAX_BOUNDED_LOG_INV_RATE,

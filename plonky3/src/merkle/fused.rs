@@ -16,9 +16,8 @@
 //! committing a stale tree, where an accidental change (any change not chosen with knowledge of
 //! the seeds and of XXH3's internals) goes unnoticed with probability about 2^-64.
 
-use super::hash::HashManyFn;
 use super::tree::{Digest, ZERO};
-use ntt_pcs::{RowSink, RowSinkError};
+use ntt_pcs::{RowHash, RowSink, RowSinkError};
 use ntt_runtime::ThreadPool;
 use p3_binary_field::Poly64;
 use p3_matrix::Matrix;
@@ -52,6 +51,15 @@ pub struct MerkleStats {
     pub leaf_hash_ns: u64,
     /// Nanoseconds the Mmcs spent on the layers above the leaves, wall time.
     pub node_hash_ns: u64,
+}
+
+/// `hash_many` of a [`RowHash`] as a plain function, for the encoder's tasks to call without
+/// knowing the hash.
+pub(crate) type HashManyFn = fn(&[u8], &mut [Digest]);
+
+/// Which hash a set of digests was made with.
+pub(crate) fn hash_id<H: RowHash>() -> TypeId {
+    TypeId::of::<H>()
 }
 
 /// The digests of one encoded codeword, and what identifies it.

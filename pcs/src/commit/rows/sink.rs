@@ -13,7 +13,7 @@ use ntt_runtime::ThreadPool;
 use ntt_verify::Scheme;
 use ntt_verify::row_hash::Digest;
 
-use super::batch::{hash_pairs, hash_rows};
+use super::hash::RowHashFns;
 use super::tree::RowTree;
 use crate::commit::committer::CommitError;
 use crate::shape::CodewordShape;
@@ -88,6 +88,7 @@ pub fn row_tree_bytes(shape: CodewordShape) -> u64 {
 #[derive(Debug)]
 pub(crate) struct RowTreeHasher {
     scheme: Scheme,
+    hash: RowHashFns,
     shape: CodewordShape,
     log_block_rows: u32,
     /// Levels `0..=log_block_rows` (0: the leaves).
@@ -132,6 +133,7 @@ impl RowTreeHasher {
             .collect::<Result<_, _>>()?;
         Ok(Self {
             scheme,
+            hash: RowHashFns::of_kind(scheme.hash()),
             shape,
             log_block_rows,
             levels,
@@ -157,7 +159,7 @@ impl RowTreeHasher {
         if absorbed != blocks || self.refused.load(Ordering::Relaxed) {
             return Err(CommitError::IncompleteStream { absorbed, blocks });
         }
-        let hash = self.scheme.hash();
+        let hash = self.hash;
         let mut levels: Vec<Vec<Digest>> = self.levels.into_iter().map(|l| l.digests).collect();
         for mut level in self.upper {
             let below = levels.last().expect("the leaves at least");
@@ -167,10 +169,10 @@ impl RowTreeHasher {
             match pool {
                 Some(pool) if level.len() > RUN => {
                     pool.chunks_mut(&mut level, RUN, |k, out, _| {
-                        hash_pairs(hash, &below[2 * k * RUN..2 * (k * RUN + out.len())], out);
+                        hash.hash_pairs(&below[2 * k * RUN..2 * (k * RUN + out.len())], out);
                     });
                 }
-                _ => hash_pairs(hash, below, &mut level),
+                _ => hash.hash_pairs(below, &mut level),
             }
             levels.push(level);
         }
@@ -194,14 +196,13 @@ impl RowSink for RowTreeHasher {
                 rows.len()
             )));
         }
-        let hash = self.scheme.hash();
         // SAFETY: block `k` was claimed just now, once, so its leaf range is ours alone.
         let mut below = unsafe { self.levels[0].range_mut(first_row, block_rows) };
-        hash_rows(hash, rows, below);
+        self.hash.hash_rows(rows, below);
         for h in 1..=b as usize {
             // SAFETY: block `k` owns nodes `[k·2^(b−h), (k+1)·2^(b−h))` of level `h`.
             let out = unsafe { self.levels[h].range_mut(first_row >> h, block_rows >> h) };
-            hash_pairs(hash, below, out);
+            self.hash.hash_pairs(below, out);
             below = out;
         }
         self.absorbed.fetch_add(1, Ordering::Release);
