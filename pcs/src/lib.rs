@@ -66,6 +66,7 @@ pub use ntt_verify;
 
 // Private: how the engine works inside (twiddles, the pass runner, the streaming hasher's tree).
 // Everything a prover calls from them is re-exported below, so their layout can change freely.
+mod claimed_slots;
 mod commit;
 mod domain;
 mod encoder;
@@ -86,6 +87,7 @@ pub mod wisdom;
 #[cfg(test)]
 mod test_words;
 
+pub use claimed_slots::{ClaimError, ClaimedSlots};
 pub use commit::{
     COMMITMENT_FORMAT_VERSION, CommitError, CommitTimings, Commitment, Committer, DEFAULT_PIECE_LEVEL,
     DEFAULT_POOL_CAP_BYTES, HashKind, OpenError, Opening, Proof, ProofDecodeError, ProofRef, ProverData,
