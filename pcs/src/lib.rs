@@ -55,8 +55,9 @@
 //!
 //! The modules left public are for experts: [`plan`] (what an encode will run, for inspection
 //! and tuning), [`wisdom`] (measured plan settings per machine), [`memory`] (will a codeword fit
-//! before it is allocated) and [`reference`](mod@reference) (the slow, obviously correct encoders
-//! every fast path is tested against, for a prover's own tests). The rest is internal, and
+//! before it is allocated), [`reference`](mod@reference) (the slow, obviously correct encoders
+//! every fast path is tested against, for a prover's own tests) and [`row_hash`] (the row trees'
+//! many-message hashers, [`RowHash`], which `ntt-plonky3`'s Merkle trees share). The rest is internal, and
 //! everything a prover calls is re-exported at the crate root.
 
 #![deny(missing_docs)]
@@ -65,6 +66,7 @@ pub use ntt_verify;
 
 // Private: how the engine works inside (twiddles, the pass runner, the streaming hasher's tree).
 // Everything a prover calls from them is re-exported below, so their layout can change freely.
+mod claimed_slots;
 mod commit;
 mod domain;
 mod encoder;
@@ -75,14 +77,17 @@ mod twiddle;
 
 // Public, for experts, and documented as such: the CLI's `plan` and what-if reports and the tuner
 // read plans and wisdom; `reference` is the oracle the tests (the benches', a prover's) check
-// against. A prover that only commits never needs them.
+// against; `row_hash` is the hashing `ntt-plonky3`'s Merkle trees share with the row trees. A
+// prover that only commits never needs them.
 pub mod plan;
 pub mod reference;
+pub mod row_hash;
 pub mod wisdom;
 
 #[cfg(test)]
 mod test_words;
 
+pub use claimed_slots::{ClaimError, ClaimedSlots};
 pub use commit::{
     COMMITMENT_FORMAT_VERSION, CommitError, CommitTimings, Commitment, Committer, DEFAULT_PIECE_LEVEL,
     DEFAULT_POOL_CAP_BYTES, HashKind, OpenError, Opening, Proof, ProofDecodeError, ProofRef, ProverData,
@@ -97,6 +102,7 @@ pub use engine::{committer, encoder};
 pub use ntt_runtime::pages::{HUGE_PAGES_ENV, HugePages, PageUse};
 pub use ntt_runtime::touch::{FIRST_TOUCH_ENV, WorkerTouch, check_first_touch_env};
 pub use plan::{DeepBudget, Plan, PlanConfig};
+pub use row_hash::RowHash;
 pub use shape::memory;
 pub use shape::{
     CodewordShape, CodewordShapeError, CommitLanes, CommitParams, Expansion, MAX_BOUNDED_LOG_INV_RATE,

@@ -16,9 +16,8 @@
 //! committing a stale tree, where an accidental change (any change not chosen with knowledge of
 //! the seeds and of XXH3's internals) goes unnoticed with probability about 2^-64.
 
-use super::hash::HashManyFn;
-use super::tree::{Digest, ZERO};
-use ntt_pcs::{RowSink, RowSinkError};
+use super::tree::Digest;
+use ntt_pcs::{ClaimedSlots, RowHash, RowSink, RowSinkError};
 use ntt_runtime::ThreadPool;
 use p3_binary_field::Poly64;
 use p3_matrix::Matrix;
@@ -52,6 +51,15 @@ pub struct MerkleStats {
     pub leaf_hash_ns: u64,
     /// Nanoseconds the Mmcs spent on the layers above the leaves, wall time.
     pub node_hash_ns: u64,
+}
+
+/// `hash_many` of a [`RowHash`] as a plain function, for the encoder's tasks to call without
+/// knowing the hash.
+pub(crate) type HashManyFn = fn(&[u8], &mut [Digest]);
+
+/// Which hash a set of digests was made with.
+pub(crate) fn hash_id<H: RowHash>() -> TypeId {
+    TypeId::of::<H>()
 }
 
 /// The digests of one encoded codeword, and what identifies it.
@@ -119,29 +127,25 @@ impl FusedLeaves {
             return None;
         }
         let rows = words / width;
-        let mut sink = LeafSink {
+        // A leaf layer the allocator refuses is hashed by the Mmcs instead, as without a hash.
+        let slots = ClaimedSlots::try_zeroed(rows)?;
+        Some(LeafSink {
             owner: self,
             hash,
             hash_many,
             width,
-            rows,
-            slots: std::ptr::null_mut(),
-            digests: vec![ZERO; rows],
-            claimed: (0..rows).map(|_| AtomicBool::new(false)).collect(),
-            block_rows: AtomicUsize::new(0),
+            slots,
             absorbed: AtomicUsize::new(0),
             fingerprint: AtomicU64::new(0),
             broken: AtomicBool::new(false),
-        };
-        sink.slots = sink.digests.as_mut_ptr();
-        Some(sink)
+        })
     }
 
     /// Keeps what `sink` hashed of the codeword `values` (the encode that fed it has returned).
     pub(crate) fn hand_over(&self, sink: LeafSink<'_>, values: &[Poly64]) {
         let complete = !sink.broken.load(Ordering::Acquire)
-            && sink.absorbed.load(Ordering::Acquire) == sink.rows
-            && values.len() == sink.rows * sink.width;
+            && sink.absorbed.load(Ordering::Acquire) == sink.slots.len()
+            && values.len() == sink.slots.len() * sink.width;
         if !complete {
             return;
         }
@@ -150,9 +154,9 @@ impl FusedLeaves {
             address: values.as_ptr() as usize,
             words: values.len(),
             width: sink.width,
-            block_rows: sink.block_rows.load(Ordering::Acquire),
+            block_rows: sink.slots.block_len().unwrap_or(0),
             fingerprint: sink.fingerprint.load(Ordering::Acquire),
-            digests: sink.digests,
+            digests: sink.slots.into_inner(),
         };
         let mut handed = self.handed.lock().expect("never poisoned");
         handed.retain(|h| h.address != handover.address);
@@ -225,63 +229,32 @@ pub(crate) struct LeafSink<'a> {
     hash: TypeId,
     hash_many: HashManyFn,
     width: usize,
-    rows: usize,
-    /// `digests`' buffer, written by `absorb` through this pointer only, until `hand_over`.
-    slots: *mut Digest,
-    digests: Vec<Digest>,
-    /// `claimed[r]`: a block starting at row `r` has been absorbed.
-    claimed: Vec<AtomicBool>,
-    /// The rows of every block (the first block sets it; 0 until then).
-    block_rows: AtomicUsize,
+    /// One leaf digest per row, in blocks of rows that all have the first block's row count,
+    /// each written once, by the task that absorbs it.
+    slots: ClaimedSlots<Digest>,
     absorbed: AtomicUsize,
     fingerprint: AtomicU64,
     /// Set when a call broke the sink's contract: nothing is handed over then.
     broken: AtomicBool,
 }
 
-// SAFETY: the one thing shared mutably between the encoder's tasks is `digests`' buffer, through
-// `slots`; `absorb` writes only the slots of a block that `claim` admitted, and admitted blocks
-// are disjoint (see `claim`). Everything else is atomics, or read-only after construction.
-unsafe impl Sync for LeafSink<'_> {}
-
-impl LeafSink<'_> {
-    /// Whether `first_row .. first_row + count` is a block this sink may write: every block
-    /// has the same row count, starts at a multiple of it inside the codeword, and is absorbed
-    /// once. Together these make the blocks' digest slots disjoint.
-    fn claim(&self, first_row: usize, count: usize) -> bool {
-        if count == 0 || !first_row.is_multiple_of(count) || first_row + count > self.rows {
-            return false;
-        }
-        let size = match self
-            .block_rows
-            .compare_exchange(0, count, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => count,
-            Err(size) => size,
-        };
-        size == count && !self.claimed[first_row].swap(true, Ordering::AcqRel)
-    }
-}
-
 impl RowSink for LeafSink<'_> {
     fn absorb(&self, first_row: usize, rows: &[u64]) -> Result<(), RowSinkError> {
         let started = Instant::now();
-        if !rows.len().is_multiple_of(self.width) || !self.claim(first_row, rows.len() / self.width) {
+        let claimed = if rows.len().is_multiple_of(self.width) {
+            self.slots.claim(first_row, rows.len() / self.width).ok()
+        } else {
+            None
+        };
+        let Some(out) = claimed else {
             // The NTT's codeword is still right; only the digests are not. Marking them broken
             // makes the commit hash the matrix itself, so the encode (which has no error path
             // in Plonky3's `AdditiveNtt`) need not fail.
             self.broken.store(true, Ordering::Release);
             return Ok(());
-        }
-        let count = rows.len() / self.width;
+        };
+        let count = out.len();
         let bytes = crate::words::words_le_bytes(rows);
-        // SAFETY: `claim` admitted this block: every admitted block has the same row count,
-        // starts at a multiple of it and inside the layer, and no start is admitted twice, so
-        // the slots `first_row .. first_row + count` are written by this call alone; they lie
-        // inside `digests`' buffer (`first_row + count <= rows`, its length), which `slots`
-        // points to, lives as long as the sink and is read only after the encode feeding the
-        // sink has returned (`hand_over` takes the sink by value).
-        let out = unsafe { std::slice::from_raw_parts_mut(self.slots.wrapping_add(first_row), count) };
         (self.hash_many)(&bytes, out);
         self.fingerprint
             .fetch_add(block_fingerprint(first_row, &bytes), Ordering::Relaxed);

@@ -3,12 +3,11 @@
 //! row digests the encoder's tasks made while the rows were in their caches.
 
 mod fused;
-mod hash;
 mod open;
 mod tree;
 
 pub use fused::MerkleStats;
-pub use hash::RowHash;
+pub use ntt_pcs::RowHash;
 
 use crate::EngineNtt;
 pub(crate) use fused::FusedLeaves;
@@ -162,7 +161,7 @@ impl<H: RowHash> MerkleMmcs<H> {
     /// itself, with the same results).
     pub fn sharing_pool_of(ntt: &EngineNtt, cap_height: usize) -> Self {
         let fused = ntt.fused_leaves();
-        fused.attach(hash::hash_id::<H>(), hash::hash_many::<H>);
+        fused.attach(fused::hash_id::<H>(), ntt_pcs::row_hash::hash_many::<H>);
         Self {
             fused: Some(Arc::clone(fused)),
             ..Self::on_pool(Arc::clone(ntt.encoder().pool()), cap_height)

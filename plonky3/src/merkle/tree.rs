@@ -17,9 +17,10 @@
 //! of a dense matrix, or a run of child pairs of the layer below), so the hasher fills its vector
 //! slots.
 
-use super::fused::FusedLeaves;
-use super::hash::{RowHash, compress_many, hash_id, hash_many};
+use super::fused::{FusedLeaves, hash_id};
 use crate::words::as_le_bytes;
+use ntt_pcs::RowHash;
+use ntt_pcs::row_hash::{compress_many, hash_many};
 use ntt_runtime::ThreadPool;
 use p3_binary_field::Poly64;
 use p3_matrix::Matrix;

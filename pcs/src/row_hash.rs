@@ -1,15 +1,21 @@
 //! The byte hashes of the row Merkle trees: Plonky3's own hashers and node functions, called the
-//! way Plonky3's `MerkleTreeMmcs` calls them, so every digest is Plonky3's.
+//! way Plonky3's `MerkleTreeMmcs` calls them, so every digest is Plonky3's. The engine's row
+//! trees ([`Scheme::rows`](crate::Scheme::rows)) and `ntt-plonky3`'s Merkle trees hash with them.
+//!
+//! [`hash_many`] and [`compress_many`] take many equal-length messages laid back to back and hand
+//! them to the hasher in groups of about 8 KiB, as Plonky3's `SerializingHasher` does: a group
+//! stays in L1 while the hasher's SIMD batches run over it, where one call on an encoder's block
+//! of rows (up to 512 KiB) would stream it. The digests are those of
+//! [`ntt_verify::row_hash`], one message at a time; the tests check it.
 
+use ntt_verify::row_hash::Digest;
 use p3_symmetric::{CompressionFunctionFromHasher, CryptographicHasher, PseudoCompressionFunction};
-use std::any::TypeId;
 
-/// A 32-byte hash that a [`MerkleMmcs`](super::MerkleMmcs) hashes rows with, and the node
-/// function it brings for the levels above: one of Plonky3's byte hashers
-/// ([`p3_keccak::Keccak256Hash`], [`p3_blake3::Blake3`], [`p3_sha256::Sha256`]). Its
-/// `hash_many` and its node function's `compress_many` take many equal-length messages laid back
-/// to back in one call, with the widest SIMD backend the CPU has (picked at run time where the
-/// hasher does).
+/// A 32-byte hash that row trees hash rows with, and the node function it brings for the levels
+/// above: one of Plonky3's byte hashers ([`p3_keccak::Keccak256Hash`], [`p3_blake3::Blake3`],
+/// [`p3_sha256::Sha256`]). Its `hash_many` and its node function's `compress_many` take many
+/// equal-length messages laid back to back in one call, with the widest SIMD backend the CPU has
+/// (picked at run time where the hasher does).
 pub trait RowHash:
     CryptographicHasher<u8, [u8; 32]> + Copy + Send + Sync + std::fmt::Debug + sealed::Sealed + 'static
 {
@@ -53,26 +59,23 @@ impl RowHash for p3_sha256::Sha256 {
     const NAME: &'static str = "sha256";
 }
 
-/// Which hash a set of digests was made with.
-pub(crate) fn hash_id<H: RowHash>() -> TypeId {
-    TypeId::of::<H>()
-}
+/// Bytes of messages per hasher call, about (Plonky3's `SerializingHasher` uses the same).
+const GROUP_BYTES: usize = 8 << 10;
 
-/// Hashes `out.len()` messages of equal length laid back to back in `bytes`. Messages of no
-/// bytes all hash to the hash of the empty message (Plonky3's `SerializingHasher` does the same
-/// for rows of width 0).
-pub(crate) fn hash_many<H: RowHash>(bytes: &[u8], out: &mut [[u8; 32]]) {
+/// Hashes `out.len()` messages of equal length laid back to back in `bytes` with `H`. Messages of
+/// no bytes all hash to the hash of the empty message (Plonky3's `SerializingHasher` does the
+/// same for rows of width 0).
+pub fn hash_many<H: RowHash>(bytes: &[u8], out: &mut [Digest]) {
     if out.is_empty() {
         return;
     }
+    debug_assert_eq!(bytes.len() % out.len(), 0, "messages of equal length");
     if bytes.is_empty() {
         out.fill(H::HASHER.hash_slice(&[]));
         return;
     }
-    // Groups of about 8 KiB of messages, whole SIMD batches, as Plonky3's `SerializingHasher`
-    // hands them to its hasher: a group stays in L1 while its batches run, where one call on an
-    // encoder's block of rows (up to 512 KiB) would stream it.
     let message = bytes.len() / out.len();
+    // Whole SIMD batches a group, so no batch runs part empty but the last.
     let group = (GROUP_BYTES / message).max(1).next_multiple_of(H::LANES.max(1));
     for (messages, digests) in bytes.chunks(group * message).zip(out.chunks_mut(group)) {
         H::HASHER.hash_many(messages, digests);
@@ -81,7 +84,7 @@ pub(crate) fn hash_many<H: RowHash>(bytes: &[u8], out: &mut [[u8; 32]]) {
 
 /// Compresses each pair of `children` (2 · `out.len()` digests) into its parent with `H`'s node
 /// function, in groups of about 8 KiB as [`hash_many`].
-pub(crate) fn compress_many<H: RowHash>(children: &[[u8; 32]], out: &mut [[u8; 32]]) {
+pub fn compress_many<H: RowHash>(children: &[Digest], out: &mut [Digest]) {
     let (pairs, rest) = children.as_chunks::<2>();
     debug_assert!(
         rest.is_empty() && pairs.len() == out.len(),
@@ -92,9 +95,3 @@ pub(crate) fn compress_many<H: RowHash>(children: &[[u8; 32]], out: &mut [[u8; 3
         H::COMPRESS.compress_many(pairs, parents);
     }
 }
-
-/// Bytes of messages per `hash_many` call, about (Plonky3's `SerializingHasher` uses the same).
-const GROUP_BYTES: usize = 8 << 10;
-
-/// `hash_many` of `H` as a plain function, for the encoder's tasks to call without knowing `H`.
-pub(crate) type HashManyFn = fn(&[u8], &mut [[u8; 32]]);
