@@ -55,8 +55,9 @@
 //!
 //! The modules left public are for experts: [`plan`] (what an encode will run, for inspection
 //! and tuning), [`wisdom`] (measured plan settings per machine), [`memory`] (will a codeword fit
-//! before it is allocated) and [`reference`](mod@reference) (the slow, obviously correct encoders
-//! every fast path is tested against, for a prover's own tests). The rest is internal, and
+//! before it is allocated), [`pieces`] (the BLAKE3 chunk tree hashed in pieces, for other
+//! builders of the same tree) and [`reference`](mod@reference) (the slow, obviously correct
+//! encoders every fast path is tested against, for a prover's own tests). The rest is internal, and
 //! everything a prover calls is re-exported at the crate root.
 
 #![deny(missing_docs)]
@@ -83,6 +84,7 @@ pub mod wisdom;
 #[cfg(test)]
 mod test_words;
 
+pub use commit::pieces;
 pub use commit::{
     COMMITMENT_FORMAT_VERSION, CommitError, CommitTimings, Commitment, Committer, DEFAULT_PIECE_LEVEL,
     DEFAULT_POOL_CAP_BYTES, HashKind, OpenError, Opening, Proof, ProofDecodeError, ProofRef, ProverData,

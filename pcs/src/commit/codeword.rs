@@ -3,8 +3,8 @@
 use std::time::Instant;
 
 use super::committer::{CommitError, Sink, ensure_memory};
+use super::pieces::DEFAULT_PIECE_LEVEL;
 use super::prover::{CommitTimings, ProverData};
-use super::stream::DEFAULT_PIECE_LEVEL;
 use crate::shape::Shape;
 use ntt_verify::{Commitment, Scheme};
 

@@ -8,7 +8,7 @@ use thiserror::Error;
 use super::buffer::{BufferPool, DEFAULT_POOL_CAP_BYTES, reserve_codeword};
 use super::prover::{CommitTimings, ProverData, ProverTree};
 use super::rows::{RowTreeHasher, row_tree_bytes};
-use super::stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
+use super::{pieces::DEFAULT_PIECE_LEVEL, stream::StreamingHasher};
 use crate::encoder::{EncodeError, Encoder};
 use crate::shape::{CommitParams, Expansion, Shape, ShapeError, memory};
 use crate::sink::RowSink;

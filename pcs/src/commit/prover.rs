@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::buffer::BufferPool;
 use super::node::le_bytes;
-use super::node::node_cv;
+use super::pieces::node_cv;
 use super::rows::RowTree;
 use super::tree::ChainingTree;
 use ntt_runtime::pages::PageUse;
