@@ -11,6 +11,7 @@ use std::convert::Infallible;
 
 use mpi::traits::*;
 use ntt_pcs::ntt_verify::tree::{ChunkSet, TreeShape, fold_root, subtree_cv};
+use ntt_pcs::pieces::node_cv;
 use ntt_pcs::{Opening, Proof};
 
 use crate::comm::{self, Traffic};
@@ -134,7 +135,7 @@ fn rank_message(
             nodes.push(Node {
                 level: h,
                 index: i,
-                cv: subtree_cv(span.0, local(span)).expect("a whole node's bytes"),
+                cv: node_cv(span.0, local(span)),
             });
         }
     }

@@ -10,15 +10,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use blake3::hazmat::ChainingValue;
-use ntt_pcs::ntt_verify::tree::{CHUNK_BYTES, TreeShape, parent_cv, root_hash, subtree_cv};
+use ntt_pcs::ntt_verify::tree::{CHUNK_BYTES, TreeShape, parent_cv, root_hash};
+use ntt_pcs::pieces::node_cv_from_pieces;
 use ntt_pcs::{RowSink, RowSinkError};
 
 /// Bytes of one node on the wire: level (u32), index (u64), chaining value.
 pub const NODE_WIRE_BYTES: usize = 4 + 8 + 32;
-
-/// Largest level hashed in one call by [`hash_chunks`]: 2^6 chunks = 64 KiB, enough for
-/// BLAKE3's widest SIMD path and most of its parents.
-const PIECE_LEVEL: u32 = 6;
 
 /// The chaining value of one aligned node of the tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +76,7 @@ fn tiling(tree: &TreeShape, start: u64, end: u64) -> Vec<(u32, u64)> {
 
 /// Hashes `bytes`, which start at codeword byte `offset` (a multiple of 1 KiB) and end at a chunk
 /// boundary or at the codeword's end (`tree`), into the nodes of its aligned tiling, each large
-/// node hashed in pieces of at most 2^6 chunks and merged.
+/// node hashed in pieces ([`ntt_pcs::pieces`]) and merged.
 pub fn hash_chunks(tree: &TreeShape, offset: u64, bytes: &[u8]) -> Vec<Node> {
     debug_assert!(offset.is_multiple_of(CHUNK_BYTES));
     let start = offset / CHUNK_BYTES;
@@ -89,25 +86,9 @@ pub fn hash_chunks(tree: &TreeShape, offset: u64, bytes: &[u8]) -> Vec<Node> {
         .map(|(level, index)| Node {
             level,
             index,
-            cv: node_from_bytes(tree, level, index, offset, bytes),
+            cv: node_cv_from_pieces(tree, level, index, offset, bytes),
         })
         .collect()
-}
-
-/// The chaining value of node `(level, index)`, whose bytes lie in `bytes` (starting at codeword
-/// byte `offset`).
-fn node_from_bytes(tree: &TreeShape, level: u32, index: u64, offset: u64, bytes: &[u8]) -> ChainingValue {
-    let promoted = || tree.is_promoted(level, index).expect("a node of the tiling");
-    if level > PIECE_LEVEL && !promoted() {
-        let left = node_from_bytes(tree, level - 1, 2 * index, offset, bytes);
-        let right = node_from_bytes(tree, level - 1, 2 * index + 1, offset, bytes);
-        return parent_cv(&left, &right);
-    }
-    if level > PIECE_LEVEL {
-        return node_from_bytes(tree, level - 1, 2 * index, offset, bytes);
-    }
-    let (from, to) = tree.node_bytes(level, index).expect("a node of the tiling");
-    subtree_cv(from, &bytes[(from - offset) as usize..(to - offset) as usize]).expect("a whole node's bytes")
 }
 
 /// Chaining values of nodes, looked up by `(level, index)`, merged upwards on demand.

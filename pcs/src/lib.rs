@@ -55,10 +55,11 @@
 //!
 //! The modules left public are for experts: [`plan`] (what an encode will run, for inspection
 //! and tuning), [`wisdom`] (measured plan settings per machine), [`memory`] (will a codeword fit
-//! before it is allocated), [`reference`](mod@reference) (the slow, obviously correct encoders
+//! before it is allocated), [`pieces`] (the BLAKE3 chunk tree hashed in pieces, for other
+//! builders of the same tree), [`reference`](mod@reference) (the slow, obviously correct encoders
 //! every fast path is tested against, for a prover's own tests) and [`row_hash`] (the row trees'
-//! many-message hashers, [`RowHash`], which `ntt-plonky3`'s Merkle trees share). The rest is internal, and
-//! everything a prover calls is re-exported at the crate root.
+//! many-message hashers, [`RowHash`], which `ntt-plonky3`'s Merkle trees share). The rest is
+//! internal, and everything a prover calls is re-exported at the crate root.
 
 #![deny(missing_docs)]
 
@@ -88,6 +89,7 @@ pub mod wisdom;
 mod test_words;
 
 pub use claimed_slots::{ClaimError, ClaimedSlots};
+pub use commit::pieces;
 pub use commit::{
     COMMITMENT_FORMAT_VERSION, CommitError, CommitTimings, Commitment, Committer, DEFAULT_PIECE_LEVEL,
     DEFAULT_POOL_CAP_BYTES, HashKind, OpenError, Opening, Proof, ProofDecodeError, ProofRef, ProverData,

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::committer::{CommitError, ensure_memory};
 use super::component::{CommitmentTree, Kept, WithTree, with_tree};
+use super::pieces::DEFAULT_PIECE_LEVEL;
 use super::prover::{CommitTimings, ProverData};
-use super::stream::DEFAULT_PIECE_LEVEL;
 use crate::shape::Shape;
 use crate::sink::RowSink;
 use ntt_verify::{Commitment, Scheme};

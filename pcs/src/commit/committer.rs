@@ -7,8 +7,8 @@ use thiserror::Error;
 
 use super::buffer::{BufferPool, DEFAULT_POOL_CAP_BYTES, reserve_codeword};
 use super::component::{CommitmentTree, Kept, WithTree, with_tree};
+use super::pieces::DEFAULT_PIECE_LEVEL;
 use super::prover::{CommitTimings, ProverData};
-use super::stream::DEFAULT_PIECE_LEVEL;
 use crate::encoder::{EncodeError, Encoder};
 use crate::shape::{CommitParams, Expansion, Shape, ShapeError, memory};
 use ntt_runtime::touch;

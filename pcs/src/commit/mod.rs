@@ -16,6 +16,7 @@ mod codeword;
 mod committer;
 mod component;
 mod node;
+pub mod pieces;
 mod prover;
 mod rows;
 mod stream;
@@ -30,6 +31,7 @@ pub use ntt_verify::{
 };
 #[allow(deprecated)]
 pub use ntt_verify::{verify_proof, verify_rows};
+pub use pieces::DEFAULT_PIECE_LEVEL;
 pub use prover::{CommitTimings, OpenError, ProverData};
 pub use rows::row_tree_bytes;
-pub use stream::{DEFAULT_PIECE_LEVEL, StreamingHasher};
+pub use stream::StreamingHasher;

@@ -5,12 +5,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use blake3::hazmat::ChainingValue;
 
-/// The chaining value of a whole node of the tree (or the clipped last node) whose bytes start at
-/// `offset`: what the prover always has in hand.
-pub(crate) fn node_cv(offset: u64, bytes: &[u8]) -> ChainingValue {
-    ntt_verify::tree::subtree_cv(offset, bytes).expect("the bytes of a node of the tree")
-}
-
 /// The codeword's bytes: every word little-endian, in order. Borrowed on little-endian targets.
 pub(crate) fn le_bytes(words: &[u64]) -> Cow<'_, [u8]> {
     #[cfg(target_endian = "little")]

@@ -42,19 +42,13 @@ use std::time::{Duration, Instant};
 use blake3::hazmat::ChainingValue;
 
 use super::committer::CommitError;
-use super::node::{AtomicCv, le_bytes, node_cv};
+use super::node::{AtomicCv, le_bytes};
+use super::pieces::{DEFAULT_PIECE_LEVEL, node_cv, pieces};
 use super::tree::ChainingTree;
 use crate::shape::memory;
 use crate::shape::{CodewordShape, ShapeError};
 use crate::sink::{RowSink, RowSinkError};
 use ntt_verify::tree::{CHUNK_BYTES, TreeShape, parent_cv, root_hash};
-
-/// Default largest level hashed in one call, and the finest level whose chaining values are
-/// stored: 2^6 chunks = 64 KiB. A 16 KiB piece (the width of BLAKE3's AVX-512 path) leaves its 15
-/// parents to unbatched compressions; larger pieces let BLAKE3 batch most of them. Thread CPU time
-/// for 64 MiB in 512 KiB blocks, relative to `blake3::hash` of the same bytes
-/// (`benches/examples/hash_cpu_time.rs`, medians of 9): level 4 +11%, level 6 +3%, level 9 +3%.
-pub const DEFAULT_PIECE_LEVEL: u32 = 6;
 
 /// States up to this size are allocated without asking the system how much memory it has.
 const CHECKED_STATE_BYTES: u64 = 64 << 20;
@@ -385,23 +379,14 @@ impl StreamingHasher {
     /// Hashes the pure byte range `[start, end)` of a block whose bytes begin at `block_start`.
     /// `start` is a multiple of the dense node size; `end` is too, or is the codeword's end.
     fn hash_pure(&self, block_start: u64, block: &[u8], start: u64, end: u64) {
-        let chunks = self.shape.chunks();
-        let end_chunk = end.div_ceil(CHUNK_BYTES);
-        let mut c = start / CHUNK_BYTES;
-        while c < end_chunk {
-            let mut h = self.piece_level.min(c.trailing_zeros());
-            // Shrink to a node that ends inside the range and is not promoted.
-            while h > 0 && (((c + (1 << h)).min(chunks) > end_chunk) || c + (1 << (h - 1)) >= chunks) {
-                h -= 1;
-            }
-            let i = c >> h;
+        let (first, end_chunk) = (start / CHUNK_BYTES, end.div_ceil(CHUNK_BYTES));
+        for (h, i) in pieces(&self.shape, self.piece_level, first, end_chunk) {
             let (a, b) = self.shape.node_bytes(h, i).expect("a node of the tree");
             self.hash_and_deliver(
                 h,
                 i,
                 &block[(a - block_start) as usize..(b - block_start) as usize],
             );
-            c += 1 << h;
         }
     }
 

@@ -33,8 +33,10 @@ pub type Blake3Commitment = Hash<Poly64, u8, 32>;
 /// `p3_merkle_tree::MerkleTreeMmcs` (for example in `p3_whir::WhirProver`) to hash with BLAKE3
 /// on the engine's pool instead of Keccak.
 ///
-/// - **Commit** hashes each matrix's 16 KiB nodes in parallel on the engine's [`ThreadPool`]
-///   and keeps the chaining values from there up (about 1/256 of the matrix).
+/// - **Commit** hashes each matrix's 64 KiB pieces ([`ntt_pcs::pieces`], the engine's piece
+///   level) in parallel on the engine's [`ThreadPool`] and keeps the chaining values from there
+///   up (about 1/1024 of the matrix); an opening rehashes the nodes below, at most 63 KiB per
+///   opened chunk.
 /// - **Open** sends, per matrix, the 1 KiB BLAKE3 chunks that hold the opened rows (less the
 ///   rows themselves, which travel as the opened values) and the sibling chaining values up to
 ///   the root; a multi-opening sends each shared chunk and sibling once.

@@ -11,7 +11,8 @@ use ntt_verify::{CodewordShape, Commitment, Opening, Proof};
 
 use super::CommitmentTree;
 use crate::commit::committer::CommitError;
-use crate::commit::node::{le_bytes, node_cv};
+use crate::commit::node::le_bytes;
+use crate::commit::pieces::node_cv;
 use crate::commit::stream::StreamingHasher;
 use crate::commit::tree::ChainingTree;
 
