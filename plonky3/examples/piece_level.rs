@@ -102,7 +102,8 @@ fn main() {
         });
         opens[2].push(took);
     }
-    println!("64 MiB matrix ({WIDTH} values × 2^{LOG_ROWS} rows), {workers} worker(s), {RUNS} runs");
+    let noun = if workers == 1 { "worker" } else { "workers" };
+    println!("64 MiB matrix ({WIDTH} values × 2^{LOG_ROWS} rows), {workers} {noun}, {RUNS} runs");
     println!(
         "{:<16} {:>22} {:>26}",
         "", "commit ms (med / worst)", "100 opens ms (med / worst)"
