@@ -57,9 +57,10 @@
 //! and tuning), [`wisdom`] (measured plan settings per machine), [`memory`] (will a codeword fit
 //! before it is allocated), [`pieces`] (the BLAKE3 chunk tree hashed in pieces, for other
 //! builders of the same tree), [`reference`](mod@reference) (the slow, obviously correct encoders
-//! every fast path is tested against, for a prover's own tests) and [`row_hash`] (the row trees'
-//! many-message hashers, [`RowHash`], which `ntt-plonky3`'s Merkle trees share). The rest is
-//! internal, and everything a prover calls is re-exported at the crate root.
+//! every fast path is tested against, for a prover's own tests), [`row_hash`] (the row trees'
+//! many-message hashers, [`RowHash`]) and [`layers`] (Plonky3's binary tree built layer by layer
+//! on the pool), which `ntt-plonky3`'s Merkle trees share. The rest is internal, and everything a
+//! prover calls is re-exported at the crate root.
 
 #![deny(missing_docs)]
 
@@ -78,8 +79,9 @@ mod twiddle;
 
 // Public, for experts, and documented as such: the CLI's `plan` and what-if reports and the tuner
 // read plans and wisdom; `reference` is the oracle the tests (the benches', a prover's) check
-// against; `row_hash` is the hashing `ntt-plonky3`'s Merkle trees share with the row trees. A
-// prover that only commits never needs them.
+// against; `row_hash` and `layers` are the hashing and the tree building `ntt-plonky3`'s Merkle
+// trees share with the row trees. A prover that only commits never needs them.
+pub mod layers;
 pub mod plan;
 pub mod reference;
 pub mod row_hash;

@@ -16,9 +16,9 @@
 //! committing a stale tree, where an accidental change (any change not chosen with knowledge of
 //! the seeds and of XXH3's internals) goes unnoticed with probability about 2^-64.
 
-use super::tree::Digest;
 use ntt_pcs::{ClaimedSlots, RowHash, RowSink, RowSinkError};
 use ntt_runtime::ThreadPool;
+use ntt_verify::row_hash::Digest;
 use p3_binary_field::Poly64;
 use p3_matrix::Matrix;
 use std::any::TypeId;

@@ -4,22 +4,24 @@
 
 mod fused;
 mod open;
-mod tree;
+mod source;
 
 pub use fused::MerkleStats;
 pub use ntt_pcs::RowHash;
 
 use crate::EngineNtt;
 pub(crate) use fused::FusedLeaves;
+use ntt_pcs::layers::{self, LayerPlan, LayerTimes};
 use ntt_runtime::{BuildError, PinPolicy, ThreadPool, ThreadPoolBuilder};
+use ntt_verify::row_hash::Digest;
 use p3_binary_field::Poly64;
 use p3_commit::{BatchOpening, BatchOpeningRef, Mmcs};
 use p3_matrix::{Dimensions, Matrix};
 use p3_merkle_tree::{MerkleTreeError, MerkleTreeMmcs, PrunedMerklePaths};
 use p3_symmetric::{MerkleCap, SerializingHasher};
+use source::MatrixRows;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use tree::{Digest, Plan};
 
 /// Plonky3's `MerkleTreeMmcs` of the hash `H` and its node function, which this Mmcs matches
 /// byte for byte: `CompressionFunctionFromHasher<H, 2, 32>` for Keccak and BLAKE3,
@@ -88,7 +90,7 @@ pub struct MerkleMmcs<H: RowHash> {
     pool: Arc<ThreadPool>,
     cap_height: usize,
     fused: Option<Arc<FusedLeaves>>,
-    times: Arc<tree::Times>,
+    times: Arc<LayerTimes>,
     verifier: PlonkyMerkleMmcs<H>,
 }
 
@@ -221,12 +223,19 @@ impl<H: RowHash> Mmcs<Poly64> for MerkleMmcs<H> {
     /// As Plonky3's: on an empty batch, or heights off the `⌈max / 2^k⌉` ladder.
     fn commit<M: Matrix<Poly64>>(&self, inputs: Vec<M>) -> (Self::Commitment, Self::ProverData<M>) {
         let heights: Vec<usize> = inputs.iter().map(Matrix::height).collect();
-        if let Err(e) = tree::check_heights(&heights) {
+        if let Err(e) = layers::check_heights(&heights) {
             panic!("MerkleMmcs::commit: {e}");
         }
-        let plan = Plan::new(&heights);
-        let layers = tree::build::<H, M>(&inputs, &plan, &self.pool, self.fused.as_deref(), &self.times);
-        let cap = tree::cap(&layers, self.cap_height);
+        let plan = LayerPlan::new(&heights);
+        let sources: Vec<MatrixRows<'_, M>> = inputs.iter().map(MatrixRows).collect();
+        // A matrix alone at its height takes the encoder's row digests, if it hashed this one.
+        let handed = |group: &[usize]| match (group, self.fused.as_deref()) {
+            ([m], Some(fused)) => fused.take(fused::hash_id::<H>(), &inputs[*m], &self.pool),
+            _ => None,
+        };
+        let layers = layers::build::<H, _>(&sources, &plan, &self.pool, handed, &self.times);
+        drop(sources);
+        let cap = layers::cap(&layers, self.cap_height);
         (
             MerkleCap::new(cap),
             MerkleProverData {

@@ -2,7 +2,8 @@
 //! and its pruned multi-opening (`open_multi_batch`: the siblings of several indices, each sent
 //! once, none that the verifier recomputes), in Plonky3's order, digest for digest.
 
-use super::tree::{Digest, effective_cap_height, log2_ceil};
+use ntt_pcs::layers::{effective_cap_height, log2_ceil};
+use ntt_verify::row_hash::Digest;
 use p3_binary_field::Poly64;
 use p3_matrix::Matrix;
 

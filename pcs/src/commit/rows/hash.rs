@@ -5,13 +5,14 @@
 use ntt_verify::HashKind;
 use ntt_verify::row_hash::Digest;
 
+use crate::layers::CompressFn;
 use crate::row_hash::{RowHash, compress_many, hash_many};
 
 /// The leaf and node functions of one hash.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RowHashFns {
     leaves: fn(&[u8], &mut [Digest]),
-    nodes: fn(&[Digest], &mut [Digest]),
+    nodes: CompressFn,
 }
 
 impl RowHashFns {
@@ -35,6 +36,11 @@ impl RowHashFns {
     /// Hashes each row of `rows` (whole rows, `out.len()` of them) into its leaf digest.
     pub(crate) fn hash_rows(self, rows: &[u64], out: &mut [Digest]) {
         (self.leaves)(&crate::commit::node::le_bytes(rows), out);
+    }
+
+    /// The node function, for [`compress_level`](crate::layers::compress_level).
+    pub(crate) fn compress_fn(self) -> CompressFn {
+        self.nodes
     }
 
     /// Hashes each pair of `children` (2 · `out.len()` digests) into its parent.

@@ -5,7 +5,7 @@
 //! at each level `h ≤ b`, nodes `[k·2^(b−h), (k+1)·2^(b−h))`: disjoint ranges that each block
 //! writes alone (each level is a [`ClaimedSlots`] that hands a range out once, so a block handed
 //! over twice is refused rather than raced). The levels above the blocks are hashed after the
-//! encode, on the engine's pool.
+//! encode, on the engine's pool, by the tree layers' [`compress_level`].
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -18,6 +18,7 @@ use super::hash::RowHashFns;
 use super::tree::RowTree;
 use crate::claimed_slots::ClaimedSlots;
 use crate::commit::committer::CommitError;
+use crate::layers::compress_level;
 use crate::shape::CodewordShape;
 use crate::sink::{RowSink, RowSinkError};
 
@@ -101,21 +102,11 @@ impl RowTreeHasher {
         if absorbed != blocks || self.refused.load(Ordering::Relaxed) {
             return Err(CommitError::IncompleteStream { absorbed, blocks });
         }
-        let hash = self.hash;
         let mut levels: Vec<Vec<Digest>> = self.levels.into_iter().map(ClaimedSlots::into_inner).collect();
         for mut level in self.upper {
             let below = levels.last().expect("the leaves at least");
             debug_assert_eq!(level.len(), below.len() / 2);
-            // Large levels go to the pool in runs of 4096 parents (256 KiB of children each).
-            const RUN: usize = 4096;
-            match pool {
-                Some(pool) if level.len() > RUN => {
-                    pool.chunks_mut(&mut level, RUN, |k, out, _| {
-                        hash.hash_pairs(&below[2 * k * RUN..2 * (k * RUN + out.len())], out);
-                    });
-                }
-                _ => hash.hash_pairs(below, &mut level),
-            }
+            compress_level(self.hash.compress_fn(), below, &mut level, pool, |_, _| {});
             levels.push(level);
         }
         let tree = RowTree::new(self.scheme, self.shape, levels);
