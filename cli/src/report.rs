@@ -32,15 +32,8 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
     }
 }
 
-/// A duration in milliseconds, rounded to the microsecond: every time the JSON prints.
-pub(crate) fn ms(d: std::time::Duration) -> f64 {
-    round_ms(d.as_secs_f64() * 1e3)
-}
-
-/// Milliseconds rounded to the microsecond (the nearest `f64` to a three-decimal number).
-pub(crate) fn round_ms(ms: f64) -> f64 {
-    (ms * 1e3).round() / 1e3
-}
+// Every time the JSON prints, in milliseconds rounded to the microsecond, as ntt-mpi prints them.
+pub(crate) use ntt_shell::millis::{ms, round_ms};
 
 /// Renames the key `workers` (a worker count, as the library names it) to `threads`, as the
 /// flag is named, throughout a JSON value.
@@ -68,18 +61,6 @@ mod tests {
         assert_eq!(count(1, "thread"), "1 thread");
         assert_eq!(count(0, "row"), "0 rows");
         assert_eq!(count(3, "PU"), "3 PUs");
-    }
-
-    #[test]
-    fn times_are_rounded_to_the_microsecond() {
-        use std::time::Duration;
-        assert_eq!(ms(Duration::from_nanos(1_234_567)), 1.235);
-        assert_eq!(ms(Duration::from_nanos(499)), 0.0);
-        assert_eq!(round_ms(2.0005000001), 2.001);
-        assert_eq!(
-            serde_json::to_string(&ms(Duration::from_nanos(12_345_678))).unwrap(),
-            "12.346"
-        );
     }
 
     #[test]

@@ -213,7 +213,7 @@ pub(crate) fn commit<C: Communicator>(world: &C, args: &CommitArgs) -> Result<()
     if let Some(path) = args.commitment_file() {
         output::write_commitment(path, &mine.commitment)?;
     }
-    let ms = |ns: u64| ns as f64 / 1e6;
+    let ms = |ns: u64| ntt_shell::millis::ms(std::time::Duration::from_nanos(ns));
     let per_rank: Vec<RankReport> = all
         .chunks_exact(STAT_WORDS)
         .enumerate()

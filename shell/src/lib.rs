@@ -12,6 +12,8 @@
 //! - [`refuse_overlaps`]: two outputs on one file, or an output on an input, refused before any
 //!   work.
 //! - [`environment::check`]: every `NTT_*` variable valid, or named in the error.
+//! - [`millis`]: times in milliseconds, rounded to the microsecond, as both JSON reports print
+//!   them.
 //! - [`commitment_file`]: the commitment file both write and `ntt verify` reads, and
 //!   [`unique_keys`], the JSON reader that refuses a key given twice.
 //!
@@ -27,6 +29,7 @@ pub mod args;
 mod atomic;
 pub mod commitment_file;
 pub mod environment;
+pub mod millis;
 mod same_file;
 mod shared;
 mod target;
