@@ -30,9 +30,10 @@
 //! # Row trees
 //! The default commitment is the BLAKE3 hash of the codeword (a chunk tree): an opening carries
 //! the 1 KiB chunks holding the rows. A prover that needs small proofs commits with a row tree
-//! instead, [`Scheme::rows`]: one leaf per codeword row, hashed with [`HashKind::Keccak`] or
-//! [`HashKind::Blake3`], capped at `cap_height`, exactly Plonky3's `MerkleTreeMmcs` over the
-//! codeword. [`ProverData::open`] opens it as it opens a chunk tree, returning a [`Proof`]
+//! instead, [`Scheme::rows`]: one leaf per codeword row, hashed with [`HashKind::Keccak`],
+//! [`HashKind::Blake3`] or [`HashKind::Sha256`], capped at `cap_height`, exactly Plonky3's
+//! `MerkleTreeMmcs` over the codeword (SHA-256's nodes are one bare compression, Plonky3's
+//! `Sha256Compress`). [`ProverData::open`] opens it as it opens a chunk tree, returning a [`Proof`]
 //! (here [`Proof::Rows`], a [`RowOpening`]) that [`Proof::to_bytes`] serialises and [`verify`]
 //! checks, with the rows asked for in any order. [`row_tree_bytes`] says what the tree costs in
 //! memory beside the codeword.
