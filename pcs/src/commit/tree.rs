@@ -5,7 +5,7 @@
 use blake3::hazmat::ChainingValue;
 
 use super::pieces::node_cv;
-use ntt_verify::tree::{TreeShape, parent_cv, root_hash};
+use ntt_verify::tree::{ChunkSet, TreeShape, fold_root, parent_cv, root_hash};
 
 /// Chaining values of every node at level `first_level` and above (root excluded); the nodes
 /// below are recomputed from the committed bytes.
@@ -102,5 +102,50 @@ impl ChainingTree {
             .node_bytes(h, i)
             .expect("a sibling is a node of the tree");
         rehash(start, end)
+    }
+
+    /// The opening of `chunks` of the bytes this tree was built over, whose BLAKE3 hash is
+    /// `root`: the bytes of every chunk, in chunk order, and the sibling chaining values up to the
+    /// root, in `ntt_verify`'s fold order (kept, or rehashed below the kept levels).
+    /// `with_bytes(start, end, f)` calls `f` once with the bytes `[start, end)`.
+    pub fn open_chunks(
+        &self,
+        chunks: &ChunkSet,
+        root: [u8; 32],
+        with_bytes: impl Fn(u64, u64, &mut dyn FnMut(&[u8])),
+    ) -> (Vec<u8>, Vec<ChainingValue>) {
+        let shape = self.shape;
+        let total = chunks
+            .byte_len(&shape)
+            .expect("opened chunks lie within the tree");
+        let mut chunk_bytes = Vec::with_capacity(total as usize);
+        let mut leaves = Vec::with_capacity(chunks.count() as usize);
+        for c in chunks.iter() {
+            let (start, end) = shape.node_bytes(0, c).expect("an opened chunk is in the tree");
+            with_bytes(start, end, &mut |bytes| {
+                chunk_bytes.extend_from_slice(bytes);
+                if shape.top() > 0 {
+                    leaves.push((c, node_cv(start, bytes)));
+                }
+            });
+        }
+        let mut siblings = Vec::new();
+        if shape.top() > 0 {
+            let folded = fold_root(&shape, leaves, |h, i| {
+                let cv = self.node_cv_with(h, i, |start, end| {
+                    let mut cv = None;
+                    with_bytes(start, end, &mut |bytes| cv = Some(node_cv(start, bytes)));
+                    cv.expect("with_bytes calls its function")
+                });
+                siblings.push(cv);
+                Ok::<_, std::convert::Infallible>(cv)
+            });
+            debug_assert_eq!(
+                folded.ok().flatten(),
+                Some(root),
+                "the kept tree disagrees with its root"
+            );
+        }
+        (chunk_bytes, siblings)
     }
 }

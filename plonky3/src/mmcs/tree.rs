@@ -17,7 +17,7 @@
 
 use super::bytes::{byte_len, row_bytes, with_bytes};
 use blake3::hazmat::ChainingValue;
-use ntt_pcs::ntt_verify::tree::{ChunkSet, TreeShape, fold_root};
+use ntt_pcs::ntt_verify::tree::{ChunkSet, TreeShape};
 use ntt_pcs::pieces::{ChainingTree, DEFAULT_PIECE_LEVEL, hash_level, node_cv};
 use ntt_runtime::ThreadPool;
 use p3_binary_field::Poly64;
@@ -57,47 +57,14 @@ impl MatrixTree {
         self.root
     }
 
-    /// The chaining value of node `(h, i)` below the root: kept, or rehashed from `matrix`.
-    fn node_cv<M: Matrix<Poly64>>(&self, h: u32, i: u64, matrix: &M) -> ChainingValue {
-        self.kept.node_cv_with(h, i, |start, end| {
-            with_bytes(matrix, start, end, |bytes| node_cv(start, bytes))
-        })
-    }
-
     /// The opening of `rows` (in range; any order, repeats allowed) of `matrix`, the matrix this
     /// tree was built from: the bytes of every chunk holding a byte of those rows, in chunk
     /// order, and the sibling chaining values up to the root, in `ntt_verify`'s fold order.
     pub(crate) fn open<M: Matrix<Poly64>>(&self, matrix: &M, rows: &[u64]) -> (Vec<u8>, Vec<ChainingValue>) {
         let chunks = ChunkSet::of_rows(row_bytes(matrix), rows.iter().copied()).expect("rows of the matrix");
-        let shape = *self.kept.shape();
-        let total = chunks
-            .byte_len(&shape)
-            .expect("rows of the matrix lie within its tree");
-        let mut chunk_bytes = Vec::with_capacity(total as usize);
-        let mut leaves = Vec::with_capacity(chunks.count() as usize);
-        for c in chunks.iter() {
-            let (start, end) = shape.node_bytes(0, c).expect("an opened chunk is in the tree");
-            with_bytes(matrix, start, end, |bytes| {
-                chunk_bytes.extend_from_slice(bytes);
-                if shape.top() > 0 {
-                    leaves.push((c, node_cv(start, bytes)));
-                }
-            });
-        }
-        let mut siblings = Vec::new();
-        if shape.top() > 0 {
-            let root = fold_root(&shape, leaves, |h, i| {
-                let cv = self.node_cv(h, i, matrix);
-                siblings.push(cv);
-                Ok::<_, std::convert::Infallible>(cv)
-            });
-            debug_assert_eq!(
-                root.ok().flatten(),
-                Some(self.root),
-                "the kept tree disagrees with its root"
-            );
-        }
-        (chunk_bytes, siblings)
+        self.kept.open_chunks(&chunks, self.root, |start, end, f| {
+            with_bytes(matrix, start, end, |bytes| f(bytes))
+        })
     }
 }
 
@@ -120,6 +87,13 @@ mod tests {
             .map(|k| Poly64::new(k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ k >> 7))
             .collect();
         RowMajorMatrix::new(values, width)
+    }
+
+    /// The chaining value of node `(h, i)` below the root: kept, or rehashed from `matrix`.
+    fn node_cv_of(tree: &MatrixTree, h: u32, i: u64, matrix: &RowMajorMatrix<Poly64>) -> ChainingValue {
+        tree.kept.node_cv_with(h, i, |start, end| {
+            with_bytes(matrix, start, end, |bytes| node_cv(start, bytes))
+        })
     }
 
     fn bytes(m: &RowMajorMatrix<Poly64>) -> Vec<u8> {
@@ -163,7 +137,7 @@ mod tests {
             for i in 0..shape.level_len(h).expect("a level of the tree") {
                 let (start, end) = shape.node_bytes(h, i).expect("a node of the tree");
                 let expected = node_cv(start, &all[start as usize..end as usize]);
-                assert_eq!(tree.node_cv(h, i, &m), expected, "node ({h}, {i})");
+                assert_eq!(node_cv_of(&tree, h, i, &m), expected, "node ({h}, {i})");
             }
         }
     }

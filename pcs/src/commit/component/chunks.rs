@@ -6,13 +6,12 @@ use std::time::Duration;
 
 use ntt_runtime::ThreadPool;
 use ntt_verify::row_hash::Digest;
-use ntt_verify::tree::{ChunkSet, fold_root};
+use ntt_verify::tree::ChunkSet;
 use ntt_verify::{CodewordShape, Commitment, Opening, Proof};
 
 use super::CommitmentTree;
 use crate::commit::committer::CommitError;
 use crate::commit::node::le_bytes;
-use crate::commit::pieces::node_cv;
 use crate::commit::stream::StreamingHasher;
 use crate::commit::tree::ChainingTree;
 
@@ -64,37 +63,13 @@ impl CommitmentTree for ChunkTree {
 /// The chunks that hold `rows` and the sibling chaining values up to the root: the nodes at the
 /// stored levels from `tree`, the ones below rehashed from `codeword`.
 fn open_chunks(tree: &ChainingTree, commitment: &Commitment, codeword: &[u64], rows: &[usize]) -> Opening {
-    let shape = *tree.shape();
     let bytes = le_bytes(codeword);
     let row_bytes = 8 * commitment.lanes() as u64;
     let chunks = ChunkSet::of_rows(row_bytes, rows.iter().map(|&r| r as u64))
         .expect("rows in range end within the codeword");
-    let total = chunks
-        .byte_len(&shape)
-        .expect("rows in range lie within the tree");
-    let mut chunk_bytes = Vec::with_capacity(total as usize);
-    let mut leaves = Vec::with_capacity(chunks.count() as usize);
-    for c in chunks.iter() {
-        let (start, end) = shape.node_bytes(0, c).expect("an opened chunk is in the tree");
-        let chunk = &bytes[start as usize..end as usize];
-        chunk_bytes.extend_from_slice(chunk);
-        if shape.top() > 0 {
-            leaves.push((c, node_cv(start, chunk)));
-        }
-    }
-    let mut siblings = Vec::new();
-    if shape.top() > 0 {
-        let root = fold_root(&shape, leaves, |h, i| {
-            let cv = tree.node_cv(h, i, &bytes);
-            siblings.push(cv);
-            Ok::<_, std::convert::Infallible>(cv)
-        });
-        debug_assert_eq!(
-            root.ok().flatten(),
-            Some(commitment.root()),
-            "stored tree disagrees with the root"
-        );
-    }
+    let (chunk_bytes, siblings) = tree.open_chunks(&chunks, commitment.root(), |start, end, f| {
+        f(&bytes[start as usize..end as usize])
+    });
     Opening::new(
         commitment.log_rows(),
         commitment.lanes() as u64,
